@@ -1729,6 +1729,73 @@ class HloExecutorTest {
     }
 
     /**
+     * XLA moves a broadcast below an op of it and broadcast scalars, values too, and an add of
+     * broadcasts along the same dims below the add (jax 0.10.2, f32, [2,64] from p, q, t of [64]
+     * and a scalar s): s * p + x is a product of a broadcast, rounded before the add, and x / (s *
+     * p) a multiply by its reciprocal; but p * q + t, s * q + t and p * q reversed along the
+     * added dim + t are one multiply-add inside the moved broadcast. s * s + t, and p * q reversed
+     * along the filled dim + t, are rounded twice.
+     */
+    @Test
+    void broadcastsOfScalarsAndAddsOfBroadcastsMoveAsXlaMovesThem() {
+        java.util.Random rnd = new java.util.Random(1109);
+        int n = 64;
+        float[] p = new float[n];
+        float[] q = new float[n];
+        float[] t = new float[n];
+        float[] x = new float[2 * n];
+        for (int i = 0; i < 2 * n; i++) {
+            x[i] = (float) (rnd.nextGaussian() * 30);
+            if (i < n) {
+                p[i] = (float) (rnd.nextGaussian() * 3);
+                q[i] = (float) (rnd.nextGaussian() * 3);
+                t[i] = (float) (rnd.nextGaussian() * 3);
+            }
+        }
+        float sv = 2.7182817f;
+        String head = "p = f32[64] parameter(0); q = f32[64] parameter(1); t = f32[64] parameter(2); s = f32[] parameter(3);"
+                + " x = f32[2,64] parameter(4); bp = f32[2,64] broadcast(p), dimensions={1};"
+                + " bq = f32[2,64] broadcast(q), dimensions={1}; bt = f32[2,64] broadcast(t), dimensions={1};"
+                + " bs = f32[2,64] broadcast(s), dimensions={}";
+        record Case(String body, java.util.function.IntFunction<Float> want, java.util.function.IntFunction<Float> other) {
+        }
+        List<Case> cases = List.of(
+                new Case("m = f32[2,64] multiply(bs, bp); ROOT r = f32[2,64] add(m, x)",
+                        e -> sv * p[e % n] + x[e], e -> Math.fma(sv, p[e % n], x[e])),
+                new Case("m = f32[2,64] multiply(bs, bp); ROOT r = f32[2,64] divide(x, m)",
+                        e -> x[e] * (1f / (sv * p[e % n])), e -> x[e] / (sv * p[e % n])),
+                new Case("m = f32[2,64] multiply(bp, bq); ROOT r = f32[2,64] add(m, bt)",
+                        e -> Math.fma(p[e % n], q[e % n], t[e % n]), e -> p[e % n] * q[e % n] + t[e % n]),
+                new Case("m = f32[2,64] multiply(bs, bq); ROOT r = f32[2,64] add(m, bt)",
+                        e -> Math.fma(sv, q[e % n], t[e % n]), e -> sv * q[e % n] + t[e % n]),
+                new Case("m = f32[2,64] multiply(bp, bq); v = f32[2,64] reverse(m), dimensions={0}; ROOT r = f32[2,64] add(v, bt)",
+                        e -> Math.fma(p[e % n], q[e % n], t[e % n]), e -> p[e % n] * q[e % n] + t[e % n]),
+                new Case("m = f32[2,64] multiply(bs, bs); ROOT r = f32[2,64] add(m, bt)",
+                        e -> sv * sv + t[e % n], e -> Math.fma(sv, sv, t[e % n])),
+                new Case("m = f32[2,64] multiply(bp, bq); v = f32[2,64] reverse(m), dimensions={1}; ROOT r = f32[2,64] add(v, bt)",
+                        e -> p[n - 1 - e % n] * q[n - 1 - e % n] + t[e % n], e -> Math.fma(p[n - 1 - e % n], q[n - 1 - e % n], t[e % n])));
+        try (Allocator mem = Allocators.shared()) {
+            Map<String, TensorView> args = Map.of("0", f32(mem, p, n), "1", f32(mem, q, n), "2", f32(mem, t, n),
+                    "3", f32(mem, new float[] {sv}), "4", f32(mem, x, 2, n));
+            for (Case c : cases) {
+                float[] r = floats(module((head + "; " + c.body()).split("; ?")), args);
+                int differs = 0;
+                for (int e = 0; e < r.length; e++) {
+                    assertEquals(Float.floatToRawIntBits(c.want().apply(e)), Float.floatToRawIntBits(r[e]), c.body() + ", element " + e);
+                    differs += Float.floatToRawIntBits(c.other().apply(e)) != Float.floatToRawIntBits(r[e]) ? 1 : 0;
+                }
+                assertTrue(differs > 0, "the other way gives the same bits here, so the case cannot tell them apart: " + c.body());
+            }
+        }
+    }
+
+    private static TensorView f32(Allocator mem, float[] values, long... dims) {
+        TensorView v = TensorView.of(mem.allocate(4L * values.length), dev.tensorbuf.views.ArrayShape.of(dev.tensorbuf.views.DType.F32, dims));
+        TensorElements.of(v).copyFrom(values);
+        return v;
+    }
+
+    /**
      * A constant counting 0, 1, 2, ... from -0 is an iota to XLA's simplifier, whose 0 is +0 and
      * whose divide is a true quotient, only where nothing rewrote or folded it first (jax 0.10.2,
      * c = {-0, 1, ..., 63}): x / c of one dim is the quotient; of [64,1] x times c's reciprocals,

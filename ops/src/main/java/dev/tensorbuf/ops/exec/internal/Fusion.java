@@ -507,7 +507,7 @@ final class Fusion {
         if (contracts && (op.equals("add") || op.equals("subtract"))) {
             for (int k = 0; k < 2; k++) {
                 if (a.get(k) instanceof Pointwise.Op m && m.op().equals("multiply") && usedOnce(comp, in.operands().get(k))
-                        && !isProductUnderBroadcast(comp, in.operands().get(k))) {
+                        && (!isProductUnderBroadcast(comp, in.operands().get(k)) || fillsAsItsAdd(comp, in, in.operands().get(k)))) {
                     Pointwise.Expr other = a.get(1 - k);
                     if (op.equals("subtract")) {
                         if (k == 0) {
@@ -1053,19 +1053,27 @@ final class Fusion {
                     ? d.intsOrEmpty("dimensions").stream().map(Long::intValue).toList() : null;
         }
         if (Pointwise.OPCODES.contains(d.opcode()) && !Set.of("convert", "negate").contains(d.opcode())) {
-            // b1 * b2 along the same dims is broadcast(d1 * d2); scalar broadcasts do not meet so.
+            // b1 * b2 along the same dims is broadcast(d1 * d2), and b * broadcast(s) of a scalar s
+            // broadcast(d * s), the scalar broadcast too (jax 0.10.2: x / (broadcast(s) *
+            // broadcast(p)) is a multiply by the reciprocal, broadcast(s) * broadcast(p) + x
+            // rounded twice).
             List<Integer> common = null;
+            boolean scalar = false;
             for (String o : d.operands()) {
                 if ("scalar".equals(constantKind(comp, o))) {
                     continue;
                 }
                 List<Integer> filled = filledDims(comp, o, depth + 1, reverses);
-                if (filled == null || filled.isEmpty() || common != null && !common.equals(filled)) {
+                if (filled == null || !filled.isEmpty() && common != null && !common.equals(filled)) {
                     return null;
                 }
-                common = filled;
+                if (filled.isEmpty()) {
+                    scalar = true;
+                } else {
+                    common = filled;
+                }
             }
-            return common;
+            return common != null ? common : scalar ? List.of() : null;
         }
         if (!Set.of("transpose", "slice", "dynamic-slice", "convert", "negate", "pad", "reshape").contains(d.opcode())
                 && !(reverses && d.opcode().equals("reverse"))) {
@@ -1139,6 +1147,28 @@ final class Fusion {
         HloInstruction d = under(comp, name, Set.of("transpose", "reshape", "reverse", "slice", "dynamic-slice", "pad"));
         return d.opcode().equals("broadcast") || d.opcode().equals("multiply")
                 && (broadcastAlong(comp, d.name(), 0) != null || filledDims(comp, d.name(), 0, true) != null);
+    }
+
+    /**
+     * {@return whether the product {@code product} is a broadcast filling the dims the add
+     * {@code add} fills, a broadcast as XLA sees it too} XLA then moves the broadcast below the
+     * add, and inside it the product is no broadcast: LLVM contracts it (jax 0.10.2, f32:
+     * broadcast(p) * broadcast(q) + broadcast(t) along the same dims, scalars among them too, is
+     * one multiply-add; broadcast(s) * broadcast(s) + broadcast(t) of a scalar s two roundings).
+     * A reverse of the product along dims it does not fill passes; one along a filled dim keeps
+     * the two roundings (reversed along dim 1 of [2,64], along dim 0 one multiply-add).
+     */
+    private static boolean fillsAsItsAdd(HloComputation comp, HloInstruction add, String product) {
+        HloInstruction d = beneath(comp, product);
+        while (d.opcode().equals("reverse")) {
+            List<Integer> under = filledDims(comp, d.operands().getFirst(), 0, false);
+            if (under == null || d.intsOrEmpty("dimensions").stream().anyMatch(r -> under.contains(r.intValue()))) {
+                return false;
+            }
+            d = beneath(comp, d.operands().getFirst());
+        }
+        List<Integer> filled = filledDims(comp, d.name(), 0, false);
+        return filled != null && filled.equals(filledDims(comp, add.name(), 0, true));
     }
 
     /**
