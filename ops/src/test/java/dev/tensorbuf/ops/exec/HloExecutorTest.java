@@ -1757,35 +1757,43 @@ class HloExecutorTest {
                 + " x = f32[2,64] parameter(4); bp = f32[2,64] broadcast(p), dimensions={1};"
                 + " bq = f32[2,64] broadcast(q), dimensions={1}; bt = f32[2,64] broadcast(t), dimensions={1};"
                 + " bs = f32[2,64] broadcast(s), dimensions={}";
-        record Case(String body, java.util.function.IntFunction<Float> want, java.util.function.IntFunction<Float> other) {
-        }
-        List<Case> cases = List.of(
-                new Case("m = f32[2,64] multiply(bs, bp); ROOT r = f32[2,64] add(m, x)",
+        List<OneWay> cases = List.of(
+                new OneWay("m = f32[2,64] multiply(bs, bp); ROOT r = f32[2,64] add(m, x)",
                         e -> sv * p[e % n] + x[e], e -> Math.fma(sv, p[e % n], x[e])),
-                new Case("m = f32[2,64] multiply(bs, bp); ROOT r = f32[2,64] divide(x, m)",
+                new OneWay("m = f32[2,64] multiply(bs, bp); ROOT r = f32[2,64] divide(x, m)",
                         e -> x[e] * (1f / (sv * p[e % n])), e -> x[e] / (sv * p[e % n])),
-                new Case("m = f32[2,64] multiply(bp, bq); ROOT r = f32[2,64] add(m, bt)",
+                new OneWay("m = f32[2,64] multiply(bp, bq); ROOT r = f32[2,64] add(m, bt)",
                         e -> Math.fma(p[e % n], q[e % n], t[e % n]), e -> p[e % n] * q[e % n] + t[e % n]),
-                new Case("m = f32[2,64] multiply(bs, bq); ROOT r = f32[2,64] add(m, bt)",
+                new OneWay("m = f32[2,64] multiply(bs, bq); ROOT r = f32[2,64] add(m, bt)",
                         e -> Math.fma(sv, q[e % n], t[e % n]), e -> sv * q[e % n] + t[e % n]),
-                new Case("m = f32[2,64] multiply(bp, bq); v = f32[2,64] reverse(m), dimensions={0}; ROOT r = f32[2,64] add(v, bt)",
+                new OneWay("m = f32[2,64] multiply(bp, bq); v = f32[2,64] reverse(m), dimensions={0}; ROOT r = f32[2,64] add(v, bt)",
                         e -> Math.fma(p[e % n], q[e % n], t[e % n]), e -> p[e % n] * q[e % n] + t[e % n]),
-                new Case("m = f32[2,64] multiply(bs, bs); ROOT r = f32[2,64] add(m, bt)",
+                new OneWay("m = f32[2,64] multiply(bs, bs); ROOT r = f32[2,64] add(m, bt)",
                         e -> sv * sv + t[e % n], e -> Math.fma(sv, sv, t[e % n])),
-                new Case("m = f32[2,64] multiply(bp, bq); v = f32[2,64] reverse(m), dimensions={1}; ROOT r = f32[2,64] add(v, bt)",
+                new OneWay("m = f32[2,64] multiply(bp, bq); v = f32[2,64] reverse(m), dimensions={1}; ROOT r = f32[2,64] add(v, bt)",
                         e -> p[n - 1 - e % n] * q[n - 1 - e % n] + t[e % n], e -> Math.fma(p[n - 1 - e % n], q[n - 1 - e % n], t[e % n])));
         try (Allocator mem = Allocators.shared()) {
             Map<String, TensorView> args = Map.of("0", f32(mem, p, n), "1", f32(mem, q, n), "2", f32(mem, t, n),
                     "3", f32(mem, new float[] {sv}), "4", f32(mem, x, 2, n));
-            for (Case c : cases) {
-                float[] r = floats(module((head + "; " + c.body()).split("; ?")), args);
-                int differs = 0;
-                for (int e = 0; e < r.length; e++) {
-                    assertEquals(Float.floatToRawIntBits(c.want().apply(e)), Float.floatToRawIntBits(r[e]), c.body() + ", element " + e);
-                    differs += Float.floatToRawIntBits(c.other().apply(e)) != Float.floatToRawIntBits(r[e]) ? 1 : 0;
-                }
-                assertTrue(differs > 0, "the other way gives the same bits here, so the case cannot tell them apart: " + c.body());
+            for (OneWay c : cases) {
+                c.check(floats(module((head + "; " + c.body()).split("; ?")), args));
             }
+        }
+    }
+
+    /**
+     * A module body (instructions after a common head) whose f32 result, element e, must be
+     * {@code want(e)} bit for bit, where {@code other(e)}, the way XLA does not compute it, must
+     * differ somewhere, so that the case can tell the two apart.
+     */
+    record OneWay(String body, java.util.function.IntFunction<Float> want, java.util.function.IntFunction<Float> other) {
+        void check(float[] r) {
+            int differs = 0;
+            for (int e = 0; e < r.length; e++) {
+                assertEquals(Float.floatToRawIntBits(want.apply(e)), Float.floatToRawIntBits(r[e]), body + ", element " + e);
+                differs += Float.floatToRawIntBits(other.apply(e)) != Float.floatToRawIntBits(r[e]) ? 1 : 0;
+            }
+            assertTrue(differs > 0, "the other way gives the same bits here, so the case cannot tell them apart: " + body);
         }
     }
 

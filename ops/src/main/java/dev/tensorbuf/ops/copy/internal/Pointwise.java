@@ -386,7 +386,6 @@ public final class Pointwise {
         return dev.tensorbuf.ops.internal.Graphs.postOrder(e, x -> x instanceof Op o ? o.args() : List.of());
     }
 
-
     private static Object op(Op o, Object[] a, int n, boolean flush) {
         DType t = o.type();
         DType in = o.args().isEmpty() ? t : o.args().getFirst().type();

@@ -140,7 +140,7 @@ final class FoldedConstants {
             HloInstruction from = comp.instruction(d.operands().getFirst());
             return from.arrayShape().dims().size() == 1 || reshapedToOneDim(comp, from, beside, known, depth + 1);
         }
-        if (!dev.tensorbuf.ops.copy.internal.Pointwise.OPCODES.contains(d.opcode())) {
+        if (!Pointwise.OPCODES.contains(d.opcode())) {
             return false;
         }
         Boolean answer = known.get(d.name());

@@ -395,6 +395,14 @@ final class Fusion {
         return made.get(e);
     }
 
+    /**
+     * {@return whether XLA's simplifier rewrites a divide {@code op} of {@code type}: a float
+     * divide but in bf16, which XLA's CPU pipeline computes in f32 with the divide kept}
+     */
+    static boolean isRewrittenDivide(String op, DType type) {
+        return op.equals("divide") && Pointwise.isFloat(type) && type != DType.BF16;
+    }
+
     /** The op, with the rewrites XLA makes before it runs (see {@link Pointwise}). */
     private Pointwise.Expr build(HloComputation comp, HloInstruction in, String op, DType type, List<Pointwise.Expr> a) {
         // LLVM contracts a multiply and the add it feeds into one fused multiply-add in f32 and
@@ -427,7 +435,7 @@ final class Fusion {
             throw new IllegalArgumentException(rsqrt);
         }
         // Both constants: XLA folds the whole divide, a true quotient (jax 0.10: f16 literals / 3.3125).
-        if (op.equals("divide") && Pointwise.isFloat(type) && type != DType.BF16 && isFoldedDivisor(comp, in.operands().get(1))
+        if (isRewrittenDivide(op, type) && isFoldedDivisor(comp, in.operands().get(1))
                 && !isFolded(comp, in.operands().get(0), 0)) {
             Pointwise.Expr reciprocal = new Pointwise.Op(Pointwise.Op.RECIPROCAL, type, List.of(a.get(1)), "");
             // The folded reciprocal is a new constant, which XLA's simplifier makes an iota where
@@ -437,7 +445,7 @@ final class Fusion {
                     List.of(a.get(0), reciprocalIsIota(comp, in, type)
                             ? new Pointwise.Op("abs", type, List.of(reciprocal), "") : reciprocal));
         }
-        if (op.equals("divide") && Pointwise.isFloat(type) && type != DType.BF16 && !isFoldedDivisor(comp, in.operands().get(1))
+        if (isRewrittenDivide(op, type) && !isFoldedDivisor(comp, in.operands().get(1))
                 && isBroadcastAsXlaSeesIt(comp, in.operands().get(1))
                 && !FoldedConstants.foldsIntoIota(comp, in.operands().get(1))
                 && !sinksWithDividend(comp, in.operands().get(0), in.operands().get(1))) {
@@ -464,7 +472,7 @@ final class Fusion {
                 && isAll(comp, in.operands().get(2), Double.POSITIVE_INFINITY)) {
             return a.get(1);   // clamp(-inf, x, +inf) likewise; with one finite bound XLA runs it, flushing
         }
-        if (op.equals("divide") && Pointwise.isFloat(type) && type != DType.BF16) {
+        if (isRewrittenDivide(op, type)) {
             Pointwise.Expr reassociated = reassociated(comp, in, type, a);
             if (reassociated != null) {
                 return reassociated;

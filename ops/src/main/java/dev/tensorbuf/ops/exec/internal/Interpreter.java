@@ -328,8 +328,7 @@ public final class Interpreter {
     }
 
     private static boolean isDivisor(HloComputation comp, HloInstruction reader, String name) {
-        DType type = reader.arrayShape().dtype();
-        return reader.opcode().equals("divide") && Pointwise.isFloat(type) && type != DType.BF16
+        return Fusion.isRewrittenDivide(reader.opcode(), reader.arrayShape().dtype())
                 && comp.find(reader.operands().get(1)).orElseThrow().name().equals(name);
     }
 
