@@ -154,6 +154,32 @@ class DivideByBroadcastTest {
         checkAlong(text, new long[] {6, 8}, k -> k < 8 || k >= 40 ? -1 : k % 8, false);
     }
 
+    /**
+     * XLA moves a pad below a broadcast only where it pads every dim the broadcast's operand fills
+     * with more than one element and leaves a dim for the broadcast to add; the padded dims of one
+     * element are then filled (jax 0.10.2, f32 and f16; seed 1114). Was: any pad of only filled dims.
+     */
+    @Test
+    void aPadOfEveryFilledDimAndOfDimsOfOneIsABroadcast() {
+        String pads = "one = f32[] constant(1)";
+        checkAlong(HloExecutorTest.module("x = f32[3,4,3] parameter(0)", "q = f32[8] parameter(1)", pads,
+                "qr = f32[2,4] reshape(q)", "b = f32[2,4,3] broadcast(qr), dimensions={0,1}",
+                "s = f32[3,4,3] pad(b, one), padding=1_0x0_0x0_0", "ROOT r = f32[3,4,3] divide(x, s)"),
+                new long[] {3, 4, 3}, k -> k / 12 == 0 ? -1 : (k / 12 - 1) * 4 + k / 3 % 4, false);
+        checkAlong(HloExecutorTest.module("x = f32[9,4,3] parameter(0)", "q = f32[8] parameter(1)", pads,
+                "b = f32[8,4,1] broadcast(q), dimensions={0}", "s = f32[9,4,3] pad(b, one), padding=1_0x0_0x1_1",
+                "ROOT r = f32[9,4,3] divide(x, s)"),
+                new long[] {9, 4, 3}, k -> k / 12 == 0 || k % 3 != 1 ? -1 : k / 12 - 1, true);
+        checkAlong(HloExecutorTest.module("x = f32[8,4,3] parameter(0)", "q = f32[8] parameter(1)", pads,
+                "b = f32[8,4,1] broadcast(q), dimensions={0}", "s = f32[8,4,3] pad(b, one), padding=0_0x0_0x1_1",
+                "ROOT r = f32[8,4,3] divide(x, s)"),
+                new long[] {8, 4, 3}, k -> k % 3 != 1 ? -1 : k / 12, false);
+        checkAlong(HloExecutorTest.module("x = f32[6,1,1,3] parameter(0)", "q = f32[8] parameter(1)", pads,
+                "qs = f32[1] slice(q), slice={[3:4]}", "b = f32[6,1,1,1] broadcast(qs), dimensions={2}",
+                "s = f32[6,1,1,3] pad(b, one), padding=0_0x0_0x0_0x1_1", "ROOT r = f32[6,1,1,3] divide(x, s)"),
+                new long[] {6, 1, 1, 3}, k -> k % 3 != 1 ? -1 : 3, true);
+    }
+
     @Test
     void aTransposeOfSuchAPadIsStillABroadcast() {
         String text = HloExecutorTest.module("x = f32[10,4] parameter(0)", "q = f32[8] parameter(1)",

@@ -1809,7 +1809,10 @@ class HloExecutorTest {
      * c = {-0, 1, ..., 63}): x / c of one dim is the quotient; of [64,1] x times c's reciprocals,
      * 1 / -0 being -inf, also with a reshape of x beside it, as the simplifier rewrites the divide
      * before its reshape mover runs; x / (c + c) is x times the reciprocals of the sum folded as
-     * written; c * k + y is rounded twice, c * k folded first. Was: all four as iotas.
+     * written; c * k + y is rounded twice, c * k folded first. Was: all four as iotas. (x + c) + k
+     * and (x * c) * k, k a constant, are x + (c + k) and x * (c * k) where c is of [64,1], the
+     * simplifier folding c as written on its first pass, also beside a reshape of x that later
+     * makes the op one of one dim; of one dim they stay in order, c an iota. Was: in order for both.
      */
     @Test
     void aCountingConstantIsAnIotaOnlyOfOneDimAndBeforeAnyFolding() {
@@ -1838,7 +1841,16 @@ class HloExecutorTest {
         float[] ofSum = new float[n];
         float[] rounded = new float[n];
         float[] fused = new float[n];
+        float[] sumsInOrder = new float[n];
+        float[] sumOfConstants = new float[n];
+        float[] productsInOrder = new float[n];
+        float[] productOfConstants = new float[n];
         for (int i = 0; i < n; i++) {
+            float iota = i;
+            sumsInOrder[i] = (x[i] + iota) + k[i];
+            sumOfConstants[i] = x[i] + (c[i] + k[i]);
+            productsInOrder[i] = (x[i] * iota) * k[i];
+            productOfConstants[i] = x[i] * (c[i] * k[i]);
             quotient[i] = x[i] / (i == 0 ? 0f : c[i]);
             reciprocal[i] = x[i] * (1f / c[i]);
             ofSum[i] = x[i] * (1f / (c[i] + c[i]));
@@ -1860,7 +1872,22 @@ class HloExecutorTest {
                 "ROOT d = f32[64]{0} divide(x, s)"), x));
         assertArrayEquals(rounded, runF32(module("y = f32[64]{0} parameter(0)", vec, "k = f32[64]{0} constant({" + ks + "})",
                 "m = f32[64]{0} multiply(c, k)", "ROOT a = f32[64]{0} add(m, y)"), y));
+        String kVector = "k = f32[64]{0} constant({" + ks + "})";
+        String kColumn = "k = f32[64,1]{1,0} constant({{" + ks.toString().replace(", ", "}, {") + "}})";
+        for (String op : List.of("add", "multiply")) {
+            float[] inOrder = op.equals("add") ? sumsInOrder : productsInOrder;
+            float[] ofConstants = op.equals("add") ? sumOfConstants : productOfConstants;
+            assertArrayEquals(inOrder, runF32(module("x = f32[64]{0} parameter(0)", vec, kVector,
+                    "a = f32[64]{0} " + op + "(x, c)", "ROOT r = f32[64]{0} " + op + "(a, k)"), x), op + " of one dim");
+            // Beside a reshape, the mover later makes the reader one of one dim, but the constants were folded first.
+            float[] beside = runF32(module("x = f32[64]{0} parameter(0)", "xc = f32[64,1]{1,0} reshape(x)", col, kColumn,
+                    "a = f32[64,1]{1,0} " + op + "(xc, c)", "ROOT r = f32[64,1]{1,0} " + op + "(a, k)"), x);
+            assertArrayEquals(ofConstants, beside, op + " of [64,1]");
+            assertEquals(Float.floatToRawIntBits(ofConstants[0]), Float.floatToRawIntBits(beside[0]), op + ": c's -0 as written");
+        }
         assertTrue(java.util.stream.IntStream.range(0, n).anyMatch(i -> quotient[i] != reciprocal[i])
+                && java.util.stream.IntStream.range(0, n).anyMatch(i -> sumsInOrder[i] != sumOfConstants[i])
+                && java.util.stream.IntStream.range(0, n).anyMatch(i -> productsInOrder[i] != productOfConstants[i])
                 && java.util.stream.IntStream.range(0, n).anyMatch(i -> rounded[i] != fused[i]),
                 "the ways differ somewhere, so the cases can tell them apart");
     }

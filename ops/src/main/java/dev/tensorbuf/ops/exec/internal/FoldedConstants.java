@@ -65,30 +65,27 @@ final class FoldedConstants {
     }
 
     /**
-     * {@return whether {@code name}, a constant or data movement of one, reaches XLA's simplifier
-     * as an iota} XLA's constant folding makes the constant and the moves above it that it folds
-     * one new constant (the constant itself where {@code name} reads it directly, whatever else
-     * moves it), which the simplifier makes an iota where it is a float of one dim of two or more
-     * elements counting 0, 1, 2, ...: {-0, 1, 2, 3}, a slice {1:5} of {5, 0, 1, 2, 3}, a reverse
-     * of {3, 2, 1, 0}, a copy of {0, 1, 2, 3} (jax 0.10: x divided by a broadcast of each is a
-     * true quotient; by {-0, 1, 3, 7} or a slice of {5, 0, 1, 3, 7}, x times the reciprocals).
-     * Only moves of one dim are followed; a slice of a concatenation is not.
+     * {@return whether {@code name}, a constant or data movement of one, reaches XLA's simplifier's
+     * rewrites as an iota} XLA's constant folding makes the constant and the moves above it that it
+     * folds one new constant (the constant itself where {@code name} reads it directly, whatever
+     * else moves it), which the simplifier makes an iota where it is a float of one dim of two or
+     * more elements counting 0, 1, 2, ...: {-0, 1, 2, 3}, a slice {1:5} of {5, 0, 1, 2, 3}, a
+     * reverse of {3, 2, 1, 0}, a copy of {0, 1, 2, 3} (jax 0.10: x divided by a broadcast of each
+     * is a true quotient; by {-0, 1, 3, 7} or a slice of {5, 0, 1, 3, 7}, x times the reciprocals).
+     * Only moves of one dim are followed; a slice of a concatenation is not. One folded into one
+     * long dim and more dims of one is a constant to the rewrites: they run on the simplifier's
+     * first pass, before its reshape mover may make a reader one of one dim (jax 0.10.2: x / c,
+     * (x + c) + k and (x * c) * k for c = {-0, 1, ..., 63} as f32[64,1] or f32[1,64] are x times
+     * c's reciprocals, x + (c + k) and x * (c * k); as f32[64] a true quotient, (x + c) + k and
+     * (x * c) * k). Which value such a constant then has for each reader is
+     * {@link Interpreter}'s {@code seesOneDim}.
      */
     static boolean foldsIntoIota(HloComputation comp, String name) {
-        return iotaFolded(comp, name) != null;
-    }
-
-    /**
-     * {@return whether {@code name} reaches XLA's simplifier as an iota before its reshape mover
-     * runs: where {@link #foldsIntoIota} holds and the constant is folded into one dim} Its first
-     * pass sees a constant of one long dim and more dims of one as a constant.
-     */
-    static boolean foldsIntoIotaOfOneDim(HloComputation comp, String name) {
         HloInstruction folded = iotaFolded(comp, name);
         return folded != null && folded.arrayShape().dims().size() == 1;
     }
 
-    /** {@return the constant XLA folds {@code name} into where {@link #foldsIntoIota} holds, else null} */
+    /** {@return the constant XLA folds {@code name} into where it counts 0, 1, 2, ... along one long dim, else null} */
     private static HloInstruction iotaFolded(HloComputation comp, String name) {
         List<HloInstruction> path = new ArrayList<>();
         HloInstruction d = comp.instruction(name);

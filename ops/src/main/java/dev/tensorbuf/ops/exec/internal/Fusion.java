@@ -435,7 +435,7 @@ final class Fusion {
             throw new IllegalArgumentException(rsqrt);
         }
         // Both constants: XLA folds the whole divide, a true quotient (jax 0.10: f16 literals / 3.3125).
-        if (isRewrittenDivide(op, type) && isFoldedDivisor(comp, in.operands().get(1))
+        if (isRewrittenDivide(op, type) && isFolded(comp, in.operands().get(1), 0)
                 && !isFolded(comp, in.operands().get(0), 0)) {
             Pointwise.Expr reciprocal = new Pointwise.Op(Pointwise.Op.RECIPROCAL, type, List.of(a.get(1)), "");
             // The folded reciprocal is a new constant, which XLA's simplifier makes an iota where
@@ -445,7 +445,7 @@ final class Fusion {
                     List.of(a.get(0), reciprocalIsIota(comp, in, type)
                             ? new Pointwise.Op("abs", type, List.of(reciprocal), "") : reciprocal));
         }
-        if (isRewrittenDivide(op, type) && !isFoldedDivisor(comp, in.operands().get(1))
+        if (isRewrittenDivide(op, type) && !isFolded(comp, in.operands().get(1), 0)
                 && isBroadcastAsXlaSeesIt(comp, in.operands().get(1))
                 && !FoldedConstants.foldsIntoIota(comp, in.operands().get(1))
                 && !sinksWithDividend(comp, in.operands().get(0), in.operands().get(1))) {
@@ -770,6 +770,38 @@ final class Fusion {
     }
 
     /**
+     * {@return whether XLA's simplifier folds the constant {@code name}, an operand of add or
+     * multiply {@code x}, with a constant beside {@code x} at a reader of {@code x}, as
+     * {@link #foldedConstants} does} It does so on its first pass, before its reshape mover, so
+     * folds the constant as written: a counting constant's -0 stays -0 (jax 0.10.2: (reshape(x) *
+     * c) * k for c = {-0, 1, ..., 63} as f32[64,1] is x * (c * k), whose first element is x * -0).
+     */
+    static boolean isFoldedAtReader(HloComputation comp, HloInstruction x, String name) {
+        if (!Set.of("add", "multiply").contains(x.opcode()) || x.operands().size() != 2
+                || !Pointwise.isFloat(x.arrayShape().dtype())) {
+            return false;
+        }
+        for (int j = 0; j < 2; j++) {
+            if (!comp.instruction(x.operands().get(j)).name().equals(name) || isConstant(comp, x.operands().get(1 - j))) {
+                continue;
+            }
+            for (HloInstruction u : comp.instructions()) {
+                if (!u.opcode().equals(x.opcode()) || u.operands().size() != 2) {
+                    continue;
+                }
+                for (int k = 0; k < 2; k++) {
+                    String kind = kindIn(comp, u, k);
+                    if (kind != null && underMovement(comp, u.operands().get(1 - k)) == x
+                            && meets(comp, kind, u.operands().get(1 - k), x, j)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    /**
      * {@return whether constant operand {@code j} of {@code x}, reached from {@code value} through
      * data movement, folds with a constant of kind {@code kind} beside {@code value}} Scalars fold
      * through any of {@link #MOVEMENT}, and vectors along the same broadcast. Whole constants
@@ -1032,11 +1064,12 @@ final class Fusion {
     /**
      * {@return whether {@code name} is a broadcast that adds elements once XLA has moved the ops
      * above it into it} XLA turns a transpose, slice, dynamic slice, convert or negate of a
-     * broadcast into a broadcast, a pad too where it pads only the dims the broadcast's operand
-     * fills, and a reshape where it leaves those dims whole; an elementwise op of broadcasts
-     * along the same dims becomes a broadcast of the op, and a slice of a concatenation that reads
-     * one broadcast alone that broadcast's slice. A reverse, a concatenation, a pad of an
-     * added dim and a reshape that splits or merges a filled dim stay apart (jax 0.10, f32: each
+     * broadcast into a broadcast, a pad too where it pads every dim the broadcast's operand
+     * fills and leaves a dim unpadded ({@link #paddedBroadcastDims}), and a reshape where it
+     * leaves those dims whole; an elementwise op of broadcasts along the same dims becomes a
+     * broadcast of the op, and a slice of a concatenation that reads one broadcast alone that
+     * broadcast's slice. A reverse, a concatenation, a pad that leaves a filled dim unpadded and
+     * a reshape that splits or merges a filled dim stay apart (jax 0.10, f32: each
      * checked as a divisor, in chains of each other too). A broadcast that adds no elements is a
      * reshape to XLA before any of this.
      */
@@ -1100,18 +1133,42 @@ final class Fusion {
             case "pad" -> {
                 List<HloAttribute.PadDim> padding = HloInstructions.attribute(d, "padding").orElse(null)
                         instanceof HloAttribute.Padding p ? p.dims() : null;
-                for (int k = 0; padding != null && k < padding.size(); k++) {
-                    HloAttribute.PadDim pad = padding.get(k);
-                    if (!filled.contains(k) && (pad.low() != 0 || pad.high() != 0 || pad.interior() != 0)) {
-                        yield null;
-                    }
-                }
-                yield padding == null ? null : filled;
+                yield padding == null ? null : paddedBroadcastDims(FoldedConstants.movedFrom(comp, d).arrayShape().dims(), padding, filled);
             }
             case "reshape" -> reshapedDims(comp.instruction(d.operands().getFirst()).arrayShape().dims(),
                     d.arrayShape().dims(), filled);
             default -> filled;
         };
+    }
+
+    /**
+     * {@return the dims a broadcast's operand fills once XLA has moved a pad of the broadcast
+     * (of dims {@code dims}, filling {@code filled}) below it, or null where it does not} XLA
+     * makes pad(broadcast(x)) a broadcast of a pad where the pad pads every dim x fills with more
+     * than one element, and leaves a dim unpadded for the outer broadcast to add; the padded dims
+     * are then the ones filled (jax 0.10.2, f16, as divisors: pad(broadcast(f16[6] -> [6,4,1]))
+     * padded along dims 0 and 2 is broadcast(pad(reshape(x))) along {0,2}, along dim 2 alone it
+     * stays a pad; f16[1] broadcast into [6,1,1,1] along dim 2 and padded along dim 3 is a
+     * broadcast along dim 3; f16[6,4] broadcast into [6,4,5] padded along dim 0 alone, and a
+     * scalar broadcast padded along every dim, stay pads; seed 1114).
+     */
+    private static List<Integer> paddedBroadcastDims(List<Long> dims, List<HloAttribute.PadDim> padding, List<Integer> filled) {
+        List<Integer> padded = new ArrayList<>();
+        for (int k = 0; k < padding.size(); k++) {
+            HloAttribute.PadDim pad = padding.get(k);
+            if (pad.low() != 0 || pad.high() != 0 || pad.interior() != 0) {
+                padded.add(k);
+            }
+        }
+        if (padded.isEmpty()) {
+            return filled;
+        }
+        for (int k : filled) {
+            if (dims.get(k) > 1 && !padded.contains(k)) {
+                return null;
+            }
+        }
+        return padded.size() < dims.size() ? padded : null;
     }
 
     /**
@@ -1363,8 +1420,11 @@ final class Fusion {
      * {@return whether XLA folds {@code name} into a constant before its simplifier's rewrites: a
      * constant, or data movement and elementwise ops of such} (jax 0.10: x / -(3.7) and
      * x / sqrt(2) are x times the folded divisor's reciprocal.) A constant that counts 0, 1, 2,
-     * ... is an iota to the simplifier, but under an op it is folded as written first (jax 0.10.2:
-     * x / (c + c), c = {-0, 1, ..., 63}, is x times {-inf, 1/2, ...}).
+     * ... along one dim is an iota to the simplifier ({@link FoldedConstants#foldsIntoIota}), but
+     * under an op it is folded as written first (jax 0.10.2: x / (c + c), c = {-0, 1, ..., 63}, is
+     * x times {-inf, 1/2, ...}). The simplifier rewrites x / c on its first pass, before its
+     * reshape mover makes any op one of one dim: x / c for that c is a true quotient as f32[64],
+     * x times the reciprocals as f32[64,1], f32[1,64] or f32[64,1,1], beside a reshape of x too.
      */
     private static boolean isFolded(HloComputation comp, String name, int depth) {
         HloInstruction d = FoldedConstants.constantBehind(comp, name);
@@ -1373,19 +1433,6 @@ final class Fusion {
         }
         return depth < 16 && Pointwise.OPCODES.contains(d.opcode()) && !d.operands().isEmpty()
                 && d.operands().stream().allMatch(o -> isFolded(comp, o, depth + 1));
-    }
-
-    /**
-     * {@return whether XLA's simplifier takes the divisor {@code name} as a folded constant and
-     * multiplies by its reciprocals} It rewrites x / c on its first pass, before its reshape mover
-     * makes any op one of one dim, so a constant counting 0, 1, 2, ... is an iota there only where
-     * it is folded into one dim (jax 0.10.2: x / c for c = {-0, 1, ..., 63} is a true quotient as
-     * f32[64], x times the reciprocals as f32[64,1], f32[1,64] or f32[64,1,1], beside a reshape of
-     * x too).
-     */
-    private static boolean isFoldedDivisor(HloComputation comp, String name) {
-        return FoldedConstants.isLiteral(FoldedConstants.constantBehind(comp, name))
-                ? !FoldedConstants.foldsIntoIotaOfOneDim(comp, name) : isFolded(comp, name, 0);
     }
 
     /**

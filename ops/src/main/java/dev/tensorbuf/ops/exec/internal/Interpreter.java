@@ -321,10 +321,12 @@ public final class Interpreter {
      * XLA decides for each reader: one constant may be both. A float divide's divisor is not
      * moved: the simplifier makes that divide a multiply by the reciprocals on its first pass,
      * before the mover runs (jax 0.10.2: x.reshape(64).reshape(64, 1) / c, c = {-0, 1, ..., 63}
-     * as f32[64,1], is x * -inf first).
+     * as f32[64,1], is x * -inf first), nor is a constant folded with another at a reader of
+     * {@code reader} ({@link Fusion#isFoldedAtReader}).
      */
     private static boolean seesOneDim(HloComputation comp, HloInstruction reader, Value v, String name) {
-        return v.view().rank() == 1 || !isDivisor(comp, reader, name) && FoldedConstants.movedToOneDim(comp, reader, name);
+        return v.view().rank() == 1 || !isDivisor(comp, reader, name) && !Fusion.isFoldedAtReader(comp, reader, name)
+                && FoldedConstants.movedToOneDim(comp, reader, name);
     }
 
     private static boolean isDivisor(HloComputation comp, HloInstruction reader, String name) {
