@@ -130,6 +130,25 @@ class DivideByBroadcastTest {
         }
     }
 
+    /**
+     * XLA moves a divisor broadcast below the divide of a broadcast scalar (a broadcast of a
+     * broadcast of one too, which it merges) only where the divisor is a broadcast as written; a
+     * transpose of one is a reciprocal (jax 0.10.2; seed 1129, a reshape of one). Was: a quotient
+     * both times, and the merged broadcast not taken as a scalar one.
+     */
+    @Test
+    void aBroadcastOfABroadcastScalarSinksOnlyWithABroadcastAsWritten() {
+        String head = "qb = f32[8] broadcast(q), dimensions={}";
+        String twice = "qbb = f32[8,64] broadcast(qb), dimensions={0}";
+        check(HloExecutorTest.module("x = f32[64] parameter(0)", "q = f32[] parameter(1)", head, twice,
+                "xb = f32[8,64] broadcast(x), dimensions={1}", "ROOT r = f32[8,64] divide(qbb, xb)"),
+                (x, q) -> q / x, (x, q) -> q * (1f / x));
+        check(HloExecutorTest.module("x = f32[64] parameter(0)", "q = f32[] parameter(1)", head, twice,
+                "xb = f32[64,8] broadcast(x), dimensions={0}", "xt = f32[8,64] transpose(xb), dimensions={1,0}",
+                "ROOT r = f32[8,64] divide(qbb, xt)"),
+                (x, q) -> q * (1f / x), (x, q) -> q / x);
+    }
+
     @Test
     void aDivideByADivideOfABroadcastTakesItsReciprocal() {
         // x / (b / x) is (x * x) / b (XLA's A / (B / C) is (A * C) / B), then divided as by any broadcast.

@@ -1011,9 +1011,14 @@ final class Fusion {
      * by it, which is then no divide by a broadcast} It does where the dividend is a broadcast of
      * a scalar, a constant one too (or an op of such), or a broadcast along the same dims
      * (jax 0.10.2, f32: (broadcast(p) * 5.75) / broadcast(q) is a true quotient for a scalar p,
-     * and for p and q filling the same dims; a reciprocal for p of other dims).
+     * and for p and q filling the same dims; a reciprocal for p of other dims). Only a divisor
+     * that is a broadcast as written: one XLA makes a broadcast from a transpose, slice, reshape
+     * or copy of one is a reciprocal (jax 0.10.2, seed 1129).
      */
     private static boolean sinksWithDividend(HloComputation comp, String dividend, String divisor) {
+        if (!comp.instruction(divisor).opcode().equals("broadcast")) {
+            return false;
+        }
         if (isScalarFilled(comp, dividend, 0)) {
             return true;
         }
@@ -1031,9 +1036,11 @@ final class Fusion {
                 && d.operands().stream().allMatch(o -> isScalarFilled(comp, o, depth + 1));
     }
 
+    /** {@return whether {@code name} is a broadcast of a scalar, or of such a broadcast, which XLA merges into one} */
     private static boolean isScalarBroadcast(HloComputation comp, String name) {
         HloInstruction d = beneath(comp, name);
-        return d.opcode().equals("broadcast") && comp.instruction(d.operands().getFirst()).arrayShape().dims().isEmpty();
+        return d.opcode().equals("broadcast") && (comp.instruction(d.operands().getFirst()).arrayShape().dims().isEmpty()
+                || isScalarBroadcast(comp, d.operands().getFirst()));
     }
 
     /**
