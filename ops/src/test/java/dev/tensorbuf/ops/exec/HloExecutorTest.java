@@ -90,7 +90,8 @@ class HloExecutorTest {
      * XLA sinks a convert below a broadcast that adds elements, so convert(broadcast(pred)) * a is
      * computed (-0 for a false pred and a negative a), unless a is a broadcast scalar constant,
      * which moves the broadcast below the multiply again and meets the select; a broadcast to the
-     * same element count is nothing to it (jax 0.10; seed 1095 found it).
+     * same element count is nothing to it (jax 0.10; seed 1095 found it). A copy between the
+     * convert and the broadcast keeps the convert above (jax 0.10.2: the select; seed 1131).
      */
     @Test
     void aConvertOfAPredBroadcastIntoMoreElementsIsMultiplied() {
@@ -101,6 +102,11 @@ class HloExecutorTest {
         String grown = module("p = pred[2]{0} parameter(0)", "a = f32[2,3]{1,0} parameter(1)",
                 "b = pred[2,3]{1,0} broadcast(p), dimensions={0}", "v = f32[2,3]{1,0} convert(b)", "ROOT m = f32[2,3]{1,0} multiply(v, a)");
         assertArrayEquals(bits(new float[] {-0f, -0f, -0f, -4f, -5f, -6f}), bits(floats(grown, Map.of("p", p, "a", a))));
+        // A copy under the convert keeps it where it is, and the select meets it (seed 1131).
+        String copied = module("p = pred[2]{0} parameter(0)", "a = f32[2,3]{1,0} parameter(1)",
+                "b = pred[2,3]{1,0} broadcast(p), dimensions={0}", "c = pred[2,3]{0,1} copy(b)", "v = f32[2,3]{1,0} convert(c)",
+                "ROOT m = f32[2,3]{1,0} multiply(v, a)");
+        assertArrayEquals(bits(new float[] {0f, 0f, 0f, -4f, -5f, -6f}), bits(floats(copied, Map.of("p", p, "a", a))));
         String byConstant = module("p = pred[2]{0} parameter(0)", "k = f32[] constant(-2)", "a = f32[2,3]{1,0} broadcast(k), dimensions={}",
                 "b = pred[2,3]{1,0} broadcast(p), dimensions={0}", "v = f32[2,3]{1,0} convert(b)", "ROOT m = f32[2,3]{1,0} multiply(v, a)");
         assertArrayEquals(bits(new float[] {0f, 0f, 0f, -2f, -2f, -2f}), bits(floats(byConstant, Map.of("p", p))));

@@ -917,7 +917,10 @@ final class Fusion {
         // XLA first sinks a convert below a broadcast that adds elements (fewer to convert), which
         // then sits between the convert and the multiply, moved below it only as above (jax 0.10:
         // convert(broadcast(false)) * -3 is -0, the multiply; times a broadcast -2, +0, the select).
-        for (HloInstruction b = beneath(comp, d.operands().getFirst()); b.opcode().equals("broadcast")
+        // Not a convert of a copy of one (jax 0.10.2: convert(copy(broadcast(p))) * q is the
+        // select, with or without a layout; seed 1131).
+        boolean ofCopy = comp.instruction(d.operands().getFirst()).opcode().equals("copy");
+        for (HloInstruction b = beneath(comp, d.operands().getFirst()); !ofCopy && b.opcode().equals("broadcast")
                 && b.arrayShape().elementCount() > comp.instruction(b.operands().getFirst()).arrayShape().elementCount()
                 && !FoldedConstants.isLiteral(FoldedConstants.constantBehind(comp, b.name()));   // folded into a constant first
                 b = beneath(comp, b.operands().getFirst())) {
