@@ -786,13 +786,12 @@ final class Fusion {
                 continue;
             }
             for (HloInstruction u : comp.instructions()) {
-                if (!u.opcode().equals(x.opcode()) || u.operands().size() != 2) {
-                    continue;
-                }
-                for (int k = 0; k < 2; k++) {
+                for (int k = 0; k < 2 && u.opcode().equals(x.opcode()) && u.operands().size() == 2; k++) {
+                    if (underMovement(comp, u.operands().get(1 - k)) != x) {
+                        continue;
+                    }
                     String kind = kindIn(comp, u, k);
-                    if (kind != null && underMovement(comp, u.operands().get(1 - k)) == x
-                            && meets(comp, kind, u.operands().get(1 - k), x, j)) {
+                    if (kind != null && meets(comp, kind, u.operands().get(1 - k), x, j)) {
                         return true;
                     }
                 }
