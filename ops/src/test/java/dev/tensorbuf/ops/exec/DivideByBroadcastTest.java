@@ -149,6 +149,25 @@ class DivideByBroadcastTest {
                 (x, q) -> q * (1f / x), (x, q) -> q / x);
     }
 
+    /**
+     * A pad reading its padding alone is a broadcast of its value to XLA, so a divide by it a
+     * multiply by the reciprocal, of a constant pad value or one computed as the program runs; a
+     * pad of interior padding alone is a pad (jax 0.10.2; seed 1134). Was: quotients.
+     */
+    @Test
+    void aDivisorCutToItsPaddingIsABroadcastOfItsValue() {
+        String slice = "s = f32[1] slice(x), slice={[0:1]}";
+        check(HloExecutorTest.module("x = f32[64] parameter(0)", "q = f32[] parameter(1)", slice,
+                "v = f32[64] pad(s, q), padding=65_-2", "ROOT r = f32[64] divide(x, v)"),
+                (x, q) -> x * (1f / q), (x, q) -> x / q);
+        check(HloExecutorTest.module("x = f32[64] parameter(0)", "q = f32[] parameter(1)", slice, "k = f32[] constant(3.7)",
+                "w = f32[70] pad(s, k), padding=69_0", "v = f32[64] slice(w), slice={[0:64]}", "ROOT r = f32[64] divide(x, v)"),
+                (x, q) -> x * (1f / 3.7f), (x, q) -> x / 3.7f);
+        check(HloExecutorTest.module("x = f32[64] parameter(0)", "q = f32[] parameter(1)", "s = f32[2] slice(x), slice={[0:2]}",
+                "v = f32[64] pad(s, q), padding=-1_-1_64", "ROOT r = f32[64] divide(x, v)"),
+                (x, q) -> x / q, (x, q) -> x * (1f / q));
+    }
+
     @Test
     void aDivideByADivideOfABroadcastTakesItsReciprocal() {
         // x / (b / x) is (x * x) / b (XLA's A / (B / C) is (A * C) / B), then divided as by any broadcast.

@@ -117,6 +117,92 @@ class HloExecutorTest {
         assertArrayEquals(bits(new float[] {0f, -2f}), bits(floats(same, Map.of("p", p, "a", a2))));
     }
 
+    /**
+     * XLA's simplifier makes a pad that reads its padding alone a broadcast of its value: one
+     * whose negative edges cut every operand element along a dim, or a slice inside a pad's edge.
+     * An op of it and constants is then folded, after the simplifier, by XLA's evaluator, whose
+     * maximum of equal zeros is its first operand (jax 0.10.2: -0 here, where the program's
+     * maximum is +0; seed 1134). Was: computed, +0.
+     */
+    @Test
+    void aPadReadingItsPaddingAloneIsFoldedAsABroadcastOfItsValue() {
+        TensorView p = TensorView.of(arena.allocate(4096), "f32[1,5]{1,0}");
+        TensorElements.of(p).copyFrom(new float[] {1f, 2f, 3f, 4f, 5f});
+        int[] folded = bits(new float[] {-0f, -0f, -0f, -0f, -0f, -0f, -0f, -0f, -0f, -0f, -0f, -0f});
+        int[] computed = bits(new float[] {0f, 0f, 0f, 0f, 0f, 0f, -0f, -0f, -0f, -0f, -0f, -0f});
+        Map<String, int[]> pads = new java.util.LinkedHashMap<>();
+        pads.put("v = f32[2,6]{1,0} pad(p, c), padding=2_-1_1x1_0_0", folded);   // seed 1134
+        pads.put("v = f32[2,6]{1,0} pad(p, c), padding=-1_2x1_0_0", folded);
+        pads.put("w = f32[4,6]{1,0} pad(p, c), padding=3_0x1_0\n  v = f32[2,6]{1,0} slice(w), slice={[0:2],[0:6]}", folded);
+        // The slice's limit counts, not its last element; a slice reading an element is a slice.
+        pads.put("w = f32[5,6]{1,0} pad(p, c), padding=4_0x1_0\n  v = f32[2,6]{1,0} slice(w), slice={[0:4:2],[0:6]}", folded);
+        pads.put("w = f32[5,6]{1,0} pad(p, c), padding=4_0x1_0\n  v = f32[2,6]{1,0} slice(w), slice={[0:5:3],[0:6]}", computed);
+        pads.put("w = f32[5,6]{1,0} pad(p, c), padding=4_0x1_0\n  v = f32[2,6]{1,0} slice(w), slice={[1:5:3],[0:6]}", computed);
+        pads.forEach((pad, expected) -> assertArrayEquals(expected, bits(floats(module("p = f32[1,5]{1,0} parameter(0)",
+                "c = f32[] constant(28.75)", pad, "s = f32[2,6]{1,0} sign(v)", "z = f32[] constant(-0.0)",
+                "bz = f32[2,6]{1,0} broadcast(z), dimensions={}", "m = f32[2,6]{1,0} multiply(s, bz)",
+                "k = f32[2]{0} constant({0, -17.375})", "bk = f32[2,6]{1,0} broadcast(k), dimensions={0}",
+                "ROOT r = f32[2,6]{1,0} maximum(m, bk)"), Map.of("p", p))), pad));
+        // Padding alone between elements is no edge: a pad.
+        TensorView two = TensorView.of(arena.allocate(4096), "f32[2,6]{1,0}");
+        TensorElements.of(two).copyFrom(new float[12]);
+        assertArrayEquals(computed, bits(floats(module("p = f32[2,6]{1,0} parameter(0)", "c = f32[] constant(28.75)",
+                "v = f32[2,6]{1,0} pad(p, c), padding=-1_-1_2x0_0", "s = f32[2,6]{1,0} sign(v)", "z = f32[] constant(-0.0)",
+                "bz = f32[2,6]{1,0} broadcast(z), dimensions={}", "m = f32[2,6]{1,0} multiply(s, bz)",
+                "k = f32[2]{0} constant({0, -17.375})", "bk = f32[2,6]{1,0} broadcast(k), dimensions={0}",
+                "ROOT r = f32[2,6]{1,0} maximum(m, bk)"), Map.of("p", two))));
+    }
+
+    /**
+     * XLA folds a maximum or minimum of a broadcast array constant and a broadcast scalar one
+     * after its simplifier, taking the array's value of two equal zeros whichever order they are
+     * written in (MLIR has put the scalar second); the program takes +0 for a maximum, -0 for a
+     * minimum (jax 0.10.2, f32).
+     */
+    @Test
+    void aMaximumOfABroadcastArrayConstantTakesTheArraysOfTwoEqualZeros() {
+        TensorView p = TensorView.of(arena.allocate(4096), "f32[1]{0}");
+        TensorElements.of(p).copyFrom(new float[] {1f});
+        Map<String, int[]> ops = new java.util.LinkedHashMap<>();
+        int[] array = bits(new float[] {-0f, -0f, -0f, 0f, 0f, 0f});
+        ops.put("maximum(ba, bz)", array);
+        ops.put("maximum(bz, ba)", array);
+        ops.put("minimum(ba, bn)", array);
+        ops.put("minimum(bn, ba)", array);
+        ops.forEach((op, expected) -> assertArrayEquals(expected, bits(floats(module("p = f32[1]{0} parameter(0)",
+                "a = f32[2]{0} constant({-0.0, 0})", "ba = f32[2,3]{1,0} broadcast(a), dimensions={0}",
+                "z = f32[] constant(0)", "bz = f32[2,3]{1,0} broadcast(z), dimensions={}",
+                "n = f32[] constant(-0.0)", "bn = f32[2,3]{1,0} broadcast(n), dimensions={}",
+                "ROOT r = f32[2,3]{1,0} " + op), Map.of("p", p))), op));
+    }
+
+    /**
+     * jax hands XLA the module through MLIR, which folds the sign of constants holding no NaN
+     * itself, a zero of either sign to +0 and a denormal by its sign; with a NaN among them XLA
+     * folds it, a -0 to -0 and a denormal to a zero of its sign (jax 0.10.2, f32 and f16). Was:
+     * -0 and zeros throughout.
+     */
+    @Test
+    void theSignOfConstantsIsFoldedAsMlirFoldsIt() {
+        TensorView p = TensorView.of(arena.allocate(4096), "f32[1]{0}");
+        TensorElements.of(p).copyFrom(new float[] {1f});
+        float nan = Float.intBitsToFloat(0x7fc00000);
+        float negativeNaN = Float.intBitsToFloat(0xffc00000);
+        Map<String, float[]> signs = new java.util.LinkedHashMap<>();
+        signs.put("c = f32[2]{0} constant({-0.0, 1e-40})", new float[] {0f, 1f});
+        signs.put("c = f32[2]{0} constant({-5, -0.0})", new float[] {-1f, 0f});
+        signs.put("c = f32[3]{0} constant({-0.0, -1e-40, 5})", new float[] {0f, -1f, 1f});
+        signs.put("z = f32[] constant(-0.0)\n  c = f32[2]{0} broadcast(z), dimensions={}", new float[] {0f, 0f});
+        signs.put("c = f32[8]{0} constant({-0.0, 0, nan, -nan, 1e-40, -1e-40, 2, -2})",
+                new float[] {-0f, 0f, nan, negativeNaN, 0f, -0f, 1f, -1f});
+        signs.forEach((constant, expected) -> assertArrayEquals(bits(expected), bits(floats(module("p = f32[1]{0} parameter(0)",
+                constant, "ROOT s = f32[" + expected.length + "]{0} sign(c)"), Map.of("p", p))), constant));
+        TensorView h = TensorView.of(arena.allocate(4096), "f16[1]{0}");
+        TensorElements.of(h).copyFrom(new float[] {1f});
+        assertArrayEquals(bits(new float[] {0f, 0f, 0f, 0f}), bits(floats(module("p = f16[1]{0} parameter(0)",
+                "c = f16[4]{0} constant({-0.0, 0, -0.0, 0})", "s = f16[4]{0} sign(c)", "ROOT r = f32[4]{0} convert(s)"), Map.of("p", h))));
+    }
+
     @Test
     void aProductWithAConstantConvertedPredIsComputed() {
         TensorView p = TensorView.of(arena.allocate(4096), "pred[4]{0}");
@@ -963,8 +1049,8 @@ class HloExecutorTest {
      * multiply-add LLVM makes of them at run time, also of a concatenation or dynamic slice of
      * constants, and 1e-40 + 1e-40 is 2e-40, also with a broadcast scalar; an op reading a
      * broadcast of an array is computed, flushing (jax 0.10 on each module). Was: all computed as
-     * the program ran. Two of the evaluator's own ways are kept: the sign of a denormal, and
-     * compares of a total order.
+     * the program ran. Two of the evaluator's own ways are kept: the sign of a denormal (where
+     * a NaN beside it keeps MLIR from folding the sign first), and compares of a total order.
      */
     @Test
     void elementwiseOpsOfConstantsAreFoldedAsXlaFoldsThem() {
@@ -988,9 +1074,12 @@ class HloExecutorTest {
         assertArrayEquals(new int[] {twice, 0x40400000}, bits(runF32(module("x = f32[2]{0} parameter(0)",
                 "c = f32[2]{0} constant({1e-40, 3})", "d = f32[] constant(1e-40)", "b = f32[2]{0} broadcast(d), dimensions={}",
                 "ROOT r = f32[2]{0} add(c, b)"), ones)), "with a broadcast scalar");
-        assertArrayEquals(new int[] {0x80000000, 0, 0x3f800000}, bits(runF32(module("x = f32[2]{0} parameter(0)",
-                "c = f32[3]{0} constant({-1e-40, 1e-40, 5})", "ROOT r = f32[3]{0} sign(c)"), ones)),
+        assertArrayEquals(new int[] {0x80000000, 0, 0x7fc00000}, bits(runF32(module("x = f32[2]{0} parameter(0)",
+                "c = f32[3]{0} constant({-1e-40, 1e-40, nan})", "ROOT r = f32[3]{0} sign(c)"), ones)),
                 "its evaluator's sign of a denormal is a zero of its sign");
+        assertArrayEquals(bits(new float[] {-1, 1, 1}), bits(runF32(module("x = f32[2]{0} parameter(0)",
+                "c = f32[3]{0} constant({-1e-40, 1e-40, 5})", "ROOT r = f32[3]{0} sign(c)"), ones)),
+                "MLIR folds the sign of constants without a NaN itself, a denormal by its sign");
         assertArrayEquals(bits(new float[] {0, 1, 0}), bits(runF32(module("x = f32[2]{0} parameter(0)",
                 "a = f32[3]{0} constant({nan, 1, 1})", "b = f32[3]{0} constant({nan, 1, nan})",
                 "q = pred[3]{0} compare(a, b), direction=EQ, type=TOTALORDER", "ROOT r = f32[3]{0} convert(q)"), ones)),

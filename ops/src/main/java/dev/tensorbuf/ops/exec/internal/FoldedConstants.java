@@ -231,7 +231,7 @@ final class FoldedConstants {
      */
     static HloInstruction constantBehind(HloComputation comp, String name) {
         HloInstruction d = comp.instruction(name);
-        while (MOVES_OF_CONSTANTS.contains(d.opcode()) && d.operands().size() == 1) {
+        while (MOVES_OF_CONSTANTS.contains(d.opcode()) && d.operands().size() == 1 || padValueReadAlone(comp, d) != null) {
             d = movedFrom(comp, d);
         }
         return d;
@@ -241,10 +241,71 @@ final class FoldedConstants {
     private static final Set<String> MOVES_OF_CONSTANTS =
             Set.of("broadcast", "reshape", "transpose", "copy", "bitcast", "slice", "reverse", "convert");
 
-    /** {@return what data movement {@code d} reads, a slice of a concatenation the one operand it reads alone} */
+    /**
+     * {@return what data movement {@code d} reads: a slice of a concatenation the one operand it
+     * reads alone, a pad reading nothing but its padding ({@link #padValueReadAlone}) its pad value}
+     */
     static HloInstruction movedFrom(HloComputation comp, HloInstruction d) {
+        HloInstruction padValue = padValueReadAlone(comp, d);
+        if (padValue != null) {
+            return padValue;
+        }
         HloInstruction under = comp.instruction(d.operands().getFirst());
         return d.opcode().equals("slice") && under.opcode().equals("concatenate") ? slicedOperand(comp, d, under) : under;
+    }
+
+    /**
+     * {@return the pad value of the pad {@code d} reads, where {@code d} reads nothing else, else
+     * null} XLA's simplifier makes a slice of a pad that lies inside the pad's low or high edge
+     * along some dim a broadcast of the pad value, and a pad with a negative edge a slice of a pad
+     * with none, so also a pad whose negative edges leave none of its operand along some dim (jax
+     * 0.10.2, f16: pad(x, c), padding=2_-1 of x[1], and slices {[0:2]} of a pad 3_0 or {[3:6:2]}
+     * of a pad 0_4 of x[2], are broadcast(c): an op of them and constants is folded). The
+     * slice's limit counts, not its last element (a slice {[0:5:3]} of a pad 4_0 stays), and
+     * interior padding does not (a pad -1_-1_2 of x[2], padding alone, stays a pad), nor does a
+     * pad of no elements.
+     */
+    static HloInstruction padValueReadAlone(HloComputation comp, HloInstruction d) {
+        HloInstruction pad = d.opcode().equals("slice") ? comp.instruction(d.operands().getFirst()) : d;
+        if (!pad.opcode().equals("pad") || pad.operands().size() != 2
+                || !(HloInstructions.attribute(pad, "padding").orElse(null) instanceof HloAttribute.Padding padding)) {
+            return null;
+        }
+        List<Long> from = comp.instruction(pad.operands().getFirst()).arrayShape().dims();
+        List<Long> to = pad.arrayShape().dims();
+        boolean negative = padding.dims().stream().anyMatch(p -> p.low() < 0 || p.high() < 0);
+        List<HloAttribute.SliceDim> read;
+        if (pad != d) {
+            if (negative || !(HloInstructions.attribute(d, "slice").orElse(null) instanceof HloAttribute.Slices s)) {
+                return null;   // a slice of a cut pad: slices XLA merges first, not followed
+            }
+            read = s.dims();
+        } else if (negative) {
+            read = new ArrayList<>();   // the slice XLA makes of the pad with no negative edge
+            for (int k = 0; k < to.size(); k++) {
+                long start = Math.max(-padding.dims().get(k).low(), 0);
+                read.add(new HloAttribute.SliceDim(start, start + to.get(k), 1));
+            }
+        } else {
+            return null;
+        }
+        if (from.contains(0L) || read.size() != from.size() || padding.dims().size() != from.size()) {
+            return null;
+        }
+        for (int k = 0; k < from.size(); k++) {
+            HloAttribute.PadDim p = padding.dims().get(k);
+            long low = Math.max(p.low(), 0);
+            long end;   // just past the operand's last element once the negative edges are gone
+            try {
+                end = Math.addExact(low + from.get(k), Math.multiplyExact(from.get(k) - 1, p.interior()));
+            } catch (ArithmeticException past) {
+                return null;   // an interior beyond any shape: refused where the pad runs
+            }
+            if (read.get(k).limit() <= low || read.get(k).start() >= end) {
+                return comp.instruction(pad.operands().get(1));
+            }
+        }
+        return null;
     }
 
     /** {@return the operand of {@code concatenation} that {@code slice} reads alone, or {@code concatenation} where it reads more} */

@@ -309,7 +309,7 @@ final class Fusion {
             return new Made(args.getFirst(), false); // no conversion: the same view
         }
         if (isFoldedOp(comp, in) && args.stream().noneMatch(this::isHeld)) {
-            return folded(in, op, type, args, dims);
+            return folded(comp, in, op, type, args, dims);
         }
         // Leaves: the operands' own leaves, and each plain view once.
         List<TensorView> leaves = new ArrayList<>();
@@ -569,6 +569,40 @@ final class Fusion {
         return detail;
     }
 
+    /** {@return whether the {@code n} floats of {@code type} in {@code values} hold a NaN} */
+    private static boolean holdsNaN(MemorySegment values, DType type, long n) {
+        for (long at = 0; at < n; at += FOLD_CHUNK) {
+            int m = (int) Math.min(FOLD_CHUNK, n - at);
+            for (double v : (double[]) PointwiseCopy.read(values.asSlice(at * (type.bitWidth() / 8)), type, m)) {
+                if (Double.isNaN(v)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /**
+     * {@return the maximum or minimum {@code in}, which XLA folds after its simplifier ({@link
+     * #foldsLate}), as its evaluator computes it} A NaN first operand, else a NaN second one,
+     * else the first unless the second is greater (maximum) or less (minimum): the first of two
+     * equal zeros. The first is the operand that is no constant to MLIR where the other is one.
+     */
+    private static Pointwise.Op evaluatorMinMax(HloComputation comp, HloInstruction in, String op, DType type, List<Pointwise.Expr> leaves) {
+        boolean swapped = isFoldedOperand(comp, comp.instruction(in.operands().getFirst()), 0, false)
+                && !isFoldedOperand(comp, comp.instruction(in.operands().get(1)), 0, false);
+        Pointwise.Expr first = leaves.get(swapped ? 1 : 0);
+        Pointwise.Expr second = leaves.get(swapped ? 0 : 1);
+        Pointwise.Op greater = op.equals("maximum")
+                ? new Pointwise.Op("compare", DType.PRED, List.of(first, second), "LT FLOAT")
+                : new Pointwise.Op("compare", DType.PRED, List.of(second, first), "LT FLOAT");
+        Pointwise.Op chosen = new Pointwise.Op("select", type, List.of(greater, second, first), "");
+        Pointwise.Op secondNaN = new Pointwise.Op("compare", DType.PRED, List.of(second, second), "NE FLOAT");
+        Pointwise.Op firstNaN = new Pointwise.Op("compare", DType.PRED, List.of(first, first), "NE FLOAT");
+        return new Pointwise.Op("select", type, List.of(firstNaN, first,
+                new Pointwise.Op("select", type, List.of(secondNaN, second, chosen), "")), "");
+    }
+
     /** Elements a folded op evaluates at a time: the evaluator's arrays stay small whatever the constant's size. */
     private static final int FOLD_CHUNK = 1 << 16;
 
@@ -578,7 +612,7 @@ final class Fusion {
      * denormals} So a multiply and an add of constants are two roundings, not the fused
      * multiply-add LLVM would make of them, and 1e-40 + 1e-40 is 2e-40 (jax 0.10 on both).
      */
-    private Made folded(HloInstruction in, String op, DType type, List<TensorView> args, long[] shape) {
+    private Made folded(HloComputation comp, HloInstruction in, String op, DType type, List<TensorView> args, long[] shape) {
         List<Pointwise.Expr> leaves = new ArrayList<>();
         for (TensorView a : args) {
             leaves.add(new Pointwise.Leaf(leaves.size(), a.dtype()));
@@ -586,6 +620,9 @@ final class Fusion {
         // XLA's evaluator compares floats of a total order as plain floats (jax 0.10: NaN == NaN is
         // false there), and takes the sign of a denormal f32, bf16 or f64 as a zero of its sign.
         Pointwise.Op e = new Pointwise.Op(op, type, leaves, detail(in, op, leaves).replace(" TOTALORDER", " FLOAT"));
+        if (Set.of("maximum", "minimum").contains(op) && Pointwise.isFloat(type) && foldsLate(comp, in)) {
+            e = evaluatorMinMax(comp, in, op, type, leaves);
+        }
         boolean signOfFlushed = op.equals("sign") && (type == DType.F32 || type == DType.BF16 || type == DType.F64);
         epilogues.put(in.name(), "folded " + e + " as XLA folds constants (rounded on its own, denormals kept)");
         // Of broadcast scalars alone, the op of the scalars broadcast, as XLA's simplifier makes it.
@@ -607,12 +644,26 @@ final class Fusion {
             dense.add(d.buffer().segment());
         }
         long total = out.elementCount();
+        // jax hands XLA the module through MLIR, which folds the sign of constants holding no NaN
+        // itself: a zero of either sign is +0, a denormal counts by its sign (jax 0.10.2, f16,
+        // bf16, f32 and f64: sign({-0, 3}) is {+0, 1}, sign({-0, 1e-40}) {+0, 1}, sign(-0) +0;
+        // sign({-0, nan, 1e-40}) {-0, nan, +0}, XLA's own folding).
+        boolean byMlir = op.equals("sign") && Pointwise.isFloat(type) && !foldsLate(comp, in) && !holdsNaN(dense.getFirst(), type, total);
         for (long at = 0; at < total; at += FOLD_CHUNK) {
             int n = (int) Math.min(FOLD_CHUNK, total - at);
             Object[] columns = new Object[args.size()];
             for (int k = 0; k < args.size(); k++) {
                 DType t = args.get(k).dtype();
                 columns[k] = PointwiseCopy.read(dense.get(k).asSlice(at * (t.bitWidth() / 8)), t, n);
+            }
+            if (byMlir) {
+                double[] x = (double[]) columns[0];
+                double[] r = new double[n];
+                for (int i = 0; i < n; i++) {
+                    r[i] = x[i] == 0 ? 0.0 : Math.signum(x[i]);
+                }
+                PointwiseCopy.write(out.buffer().segment().asSlice(at * (type.bitWidth() / 8)), type, r, n);
+                continue;
             }
             if (signOfFlushed) {
                 double[] x = (double[]) columns[0];
@@ -1097,6 +1148,9 @@ final class Fusion {
         if (depth == 8) {
             return null;
         }
+        if (FoldedConstants.padValueReadAlone(comp, d) != null) {
+            return d.arrayShape().elementCount() > 1 ? List.of() : null;   // a broadcast of the pad value to XLA
+        }
         if (d.opcode().equals("broadcast")) {
             long from = comp.instruction(d.operands().getFirst()).arrayShape().elementCount();
             return from < d.arrayShape().elementCount()
@@ -1379,25 +1433,62 @@ final class Fusion {
      * ({@link #folded})}: each operand is a constant to the folding (a literal that does not
      * become an iota, an op it folds, under the moves it folds) or a broadcast of a scalar one
      * (jax 0.10: 1e-40 + broadcast(1e-40) and convert(broadcast(1e-40)) are folded, keeping the
-     * denormal; an op with a broadcast of an array, or with copy(broadcast(false)), is computed).
+     * denormal; an op with a broadcast of an array, or with copy(broadcast(false)), is computed),
+     * a pad that reads its padding alone ({@link FoldedConstants#padValueReadAlone}) too; and a
+     * maximum or minimum of such with a broadcast of an array constant, which XLA folds after its
+     * simplifier ({@link #foldsLate}).
      */
     static boolean isFoldedOp(HloComputation comp, HloInstruction in) {
-        return isFoldedOp(comp, in, 0);
+        return isFoldedOp(comp, in, 0, true) || isMinMaxOfBroadcastArray(comp, in);
     }
 
-    private static boolean isFoldedOp(HloComputation comp, HloInstruction in, int depth) {
-        if (!Pointwise.OPCODES.contains(in.opcode()) || in.operands().isEmpty() || depth == 8) {
+    /**
+     * {@return whether XLA folds {@code in} only after its simplifier has run, in its own constant
+     * folding, where {@link #isFoldedOp} holds} jax hands XLA the module through MLIR, which
+     * folds an op of literals and broadcast scalar literals itself; a pad reading its padding
+     * alone becomes a broadcast only in XLA's simplifier, and a maximum or minimum of a broadcast
+     * array constant and a broadcast scalar one becomes there a broadcast of the op of the array
+     * and the scalar. XLA's evaluator then takes a maximum or minimum of equal values as its
+     * first operand, where the program and MLIR take +0 over -0 for a maximum and -0 for a
+     * minimum; MLIR has put the operand that is a constant to it second (jax 0.10.2, f16 and f32:
+     * max(pad(x, -0) cut to padding, {0, 1}) is -0 first in either order, max(broadcast({-0, 0}),
+     * broadcast(0)) {-0, 0} in either order; seed 1134).
+     */
+    static boolean foldsLate(HloComputation comp, HloInstruction in) {
+        return isFoldedOp(comp, in) && !isFoldedOp(comp, in, 0, false);
+    }
+
+    /** {@return whether {@code in} is a maximum or minimum of a broadcast of an array constant and a constant or broadcast scalar one ({@link #foldsLate})} */
+    private static boolean isMinMaxOfBroadcastArray(HloComputation comp, HloInstruction in) {
+        if (!Set.of("maximum", "minimum").contains(in.opcode()) || in.operands().size() != 2) {
             return false;
         }
+        int arrays = 0;
         for (String o : in.operands()) {
             HloInstruction d = comp.instruction(o);
             HloInstruction under = d.opcode().equals("broadcast") ? comp.instruction(d.operands().getFirst()) : null;
-            boolean scalarBroadcast = under != null && under.arrayShape().dims().isEmpty() && isFoldedValue(comp, under, depth);
-            if (!scalarBroadcast && !isFoldedValue(comp, d, depth)) {
+            if (under != null && !under.arrayShape().dims().isEmpty() && !FoldedConstants.isFoldedMove(d)
+                    && isFoldedValue(comp, under, 0, true)) {
+                arrays++;
+            } else if (!isFoldedOperand(comp, d, 0, true)) {
                 return false;
             }
         }
-        return true;
+        return arrays == 1;
+    }
+
+    private static boolean isFoldedOp(HloComputation comp, HloInstruction in, int depth, boolean lateToo) {
+        if (!Pointwise.OPCODES.contains(in.opcode()) || in.operands().isEmpty() || depth == 8) {
+            return false;
+        }
+        return in.operands().stream().allMatch(o -> isFoldedOperand(comp, comp.instruction(o), depth, lateToo));
+    }
+
+    /** {@return whether {@code d} is a constant to XLA's folding ({@link #isFoldedValue}) or a broadcast of a scalar one} */
+    private static boolean isFoldedOperand(HloComputation comp, HloInstruction d, int depth, boolean lateToo) {
+        HloInstruction under = d.opcode().equals("broadcast") ? comp.instruction(d.operands().getFirst()) : null;
+        return under != null && under.arrayShape().dims().isEmpty() && isFoldedValue(comp, under, depth, lateToo)
+                || isFoldedValue(comp, d, depth, lateToo);
     }
 
     /**
@@ -1406,20 +1497,25 @@ final class Fusion {
      * is two roundings with a concatenation or dynamic slice of constants for a; after a pad of
      * constants it is computed, flushing.) A constant counting 0, 1, 2, ... is folded as written
      * too, before the simplifier would make it an iota (jax 0.10.2: c * k + x, c = {-0, 1, ...,
-     * 63} and k constants, is rounded twice).
+     * 63} and k constants, is rounded twice). With {@code lateToo}, a pad reading its padding
+     * alone is its pad value ({@link #foldsLate}).
      */
-    private static boolean isFoldedValue(HloComputation comp, HloInstruction d, int depth) {
+    private static boolean isFoldedValue(HloComputation comp, HloInstruction d, int depth, boolean lateToo) {
         HloInstruction x = d;
-        while (FoldedConstants.isFoldedMove(x)) {
-            x = comp.instruction(x.operands().getFirst());
+        while (true) {
+            HloInstruction padValue = lateToo ? FoldedConstants.padValueReadAlone(comp, x) : null;
+            if (padValue == null && !FoldedConstants.isFoldedMove(x)) {
+                break;
+            }
+            x = padValue != null ? padValue : comp.instruction(x.operands().getFirst());
         }
         if (x.opcode().equals("constant")) {
             return true;
         }
         if (FOLDED_GATHERS.contains(x.opcode()) && !x.operands().isEmpty() && depth < 8) {
-            return x.operands().stream().allMatch(o -> isFoldedValue(comp, comp.instruction(o), depth + 1));
+            return x.operands().stream().allMatch(o -> isFoldedValue(comp, comp.instruction(o), depth + 1, lateToo));
         }
-        return isFoldedOp(comp, x, depth + 1);
+        return isFoldedOp(comp, x, depth + 1, lateToo);
     }
 
     /** The data movement of several operands that XLA folds when every operand is a constant to it. */
