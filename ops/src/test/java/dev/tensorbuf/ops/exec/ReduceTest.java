@@ -719,6 +719,32 @@ class ReduceTest {
     }
 
     /**
+     * XLA's simplifier makes a maximum or minimum over the dims a broadcast added the broadcast's
+     * operand, its denormals unflushed; over a dim the operand fills too, or in bf16 (computed in
+     * f32), each element is read flushed (jax 0.10.2; seed 1137, a broadcast of a pad). Was:
+     * flushed throughout.
+     */
+    @Test
+    void aMaximumOverTheDimsABroadcastAddedIsItsOperandUnflushed() {
+        long den = 0x80000000L | 520945;   // -7.3e-40
+        String head = "HloModule m\nred {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT c = f32[] minimum(a, b)\n}\n"
+                + "ENTRY e {\n  x = f32[2] parameter(0)\n  init = f32[] constant(inf)\n  ";
+        String tail = "\n}\n";
+        assertEquals(List.of(den, 520945L), runBits(head + "v = f32[2,3] broadcast(x), dimensions={0}\n"
+                + "  ROOT r = f32[2] reduce(v, init), dimensions={1}, to_apply=red" + tail, "f32[2]", den, 520945));
+        assertEquals(List.of(den, 520945L), runBits(head + "b = f32[3,2,4] broadcast(x), dimensions={1}\n"
+                + "  v = f32[4,3,2] transpose(b), dimensions={2,0,1}\n"
+                + "  ROOT r = f32[2] reduce(v, init), dimensions={0,1}, to_apply=red" + tail, "f32[2]", den, 520945));
+        assertEquals(List.of(den, 520945L, 0x41cc0000L), runBits(head + "c = f32[] constant(25.5)\n  p = f32[3] pad(x, c), padding=0_1\n"
+                + "  v = f32[3,2] broadcast(p), dimensions={0}\n"
+                + "  ROOT r = f32[3] reduce(v, init), dimensions={1}, to_apply=red" + tail, "f32[2]", den, 520945));
+        assertEquals(List.of(0x80000000L), runBits(head + "v = f32[3,2] broadcast(x), dimensions={1}\n"
+                + "  ROOT r = f32[] reduce(v, init), dimensions={0,1}, to_apply=red" + tail, "f32[2]", den, 520945));
+        assertEquals(List.of(0x8000L, 0L), runBits(head.replace("f32", "bf16") + "v = bf16[2,3] broadcast(x), dimensions={0}\n"
+                + "  ROOT r = bf16[2] reduce(v, init), dimensions={1}, to_apply=red" + tail, "bf16[2]", 0x8001L, 0x0001L));
+    }
+
+    /**
      * XLA's float normalization writes a reduce of bf16 in f32 with a reducer that rounds each step
      * through bf16 (jnp.max, jnp.argmax and max pools of bf16, optimised). Every value below is jax
      * 0.10's for the same module: a maximum or minimum rounded each step is the one over the

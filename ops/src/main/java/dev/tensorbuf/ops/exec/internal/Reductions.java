@@ -17,6 +17,10 @@ import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
+import dev.tensorbuf.views.ViewMap;
+import dev.tensorbuf.views.indexing.AffineExpr;
+import dev.tensorbuf.views.indexing.IndexingMap;
+import dev.tensorbuf.views.indexing.Interval;
 import dev.tensorbuf.views.internal.Extents;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -446,6 +450,21 @@ public final class Reductions {
             // not rounded by a reducer that rounds (jax 0.10).
             return Materialize.materialize(Ops.reshape(operand, kept), out, allocator);
         }
+        if (FLOAT_REDUCERS.contains(op) && (t == DType.F32 || t == DType.F64) && through == null && repeatsAlong(operand, isReduced)) {
+            // XLA's simplifier makes a maximum or minimum over the dims a broadcast added the
+            // broadcast's operand: its elements as they are, a denormal unflushed (jax 0.10.2, of
+            // a broadcast, of a pad too, and of transposes, slices, reverses and reshapes of one;
+            // seed 1137). Not seen through: a copy into new memory, a pad along the reduced dims
+            // and an elementwise op of the broadcast, which XLA moves out of the way first. A bf16
+            // reduce XLA computes in f32, flushed.
+            long[] limit = Extents.toArray(operand.dims());
+            for (int k = 0; k < rank; k++) {
+                limit[k] = isReduced[k] ? 1 : limit[k];
+            }
+            long[] unit = new long[rank];
+            java.util.Arrays.fill(unit, 1);
+            return Materialize.materialize(Ops.reshape(Ops.slice(operand, new long[rank], limit, unit), kept), out, allocator);
+        }
         if (rows > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("a reduce into " + rows + " elements is past the 2^31 - 1 it holds");
         }
@@ -471,6 +490,45 @@ public final class Reductions {
             foldRows(code, t, dense(operand, keptFirst, allocator), rows, count, segment, threads, parallel);
         }
         return roundThrough(Materialize.materialize(result, out, allocator), through, out, allocator);
+    }
+
+    /**
+     * {@return whether {@code view} repeats one element along every reduced dim} Where no piece of
+     * its map reads a reduced dim, in its offset or in the part of the index space it covers: a
+     * broadcast along those dims, and moves of one; a pad or concatenation along them is not seen
+     * through.
+     */
+    private static boolean repeatsAlong(TensorView view, boolean[] isReduced) {
+        for (ViewMap.Single piece : view.map().pieces()) {
+            IndexingMap map = piece.map();
+            for (int k = 0; k < isReduced.length; k++) {
+                if (isReduced[k] && !map.dimBounds().get(k).equals(new Interval(0, view.dims().get(k) - 1))) {
+                    return false;   // a piece covering part of the dim
+                }
+            }
+            if (map.results().stream().anyMatch(e -> readsAny(e, isReduced))
+                    || map.constraints().keySet().stream().anyMatch(e -> readsAny(e, isReduced))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** {@return whether {@code e} reads one of the dims {@code dims} marks} */
+    private static boolean readsAny(AffineExpr e, boolean[] dims) {
+        return switch (e) {
+            case AffineExpr.Dim d -> d.index() < dims.length && dims[d.index()];
+            case AffineExpr.Sym s -> false;
+            case AffineExpr.Rt r -> false;
+            case AffineExpr.Const c -> false;
+            case AffineExpr.Add a -> readsAny(a.lhs(), dims) || readsAny(a.rhs(), dims);
+            case AffineExpr.Mul m -> readsAny(m.lhs(), dims) || readsAny(m.rhs(), dims);
+            case AffineExpr.FloorDiv f -> readsAny(f.lhs(), dims) || readsAny(f.rhs(), dims);
+            case AffineExpr.CeilDiv c -> readsAny(c.lhs(), dims) || readsAny(c.rhs(), dims);
+            case AffineExpr.Mod m -> readsAny(m.lhs(), dims) || readsAny(m.rhs(), dims);
+            case AffineExpr.Min m -> readsAny(m.lhs(), dims) || readsAny(m.rhs(), dims);
+            case AffineExpr.Max m -> readsAny(m.lhs(), dims) || readsAny(m.rhs(), dims);
+        };
     }
 
     /** Writes the box of a value from {@code start}, {@code dims} long, into {@code dst}: a held expression evaluated in chunks. */
