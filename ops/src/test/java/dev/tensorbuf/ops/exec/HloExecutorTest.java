@@ -1050,7 +1050,8 @@ class HloExecutorTest {
      * constants, and 1e-40 + 1e-40 is 2e-40, also with a broadcast scalar; an op reading a
      * broadcast of an array is computed, flushing (jax 0.10 on each module). Was: all computed as
      * the program ran. Two of the evaluator's own ways are kept: the sign of a denormal (where
-     * a NaN beside it keeps MLIR from folding the sign first), and compares of a total order.
+     * a NaN beside it keeps MLIR from folding the sign first), and compares of a total order;
+     * floor, ceil and square root read a denormal flushed.
      */
     @Test
     void elementwiseOpsOfConstantsAreFoldedAsXlaFoldsThem() {
@@ -1080,6 +1081,11 @@ class HloExecutorTest {
         assertArrayEquals(bits(new float[] {-1, 1, 1}), bits(runF32(module("x = f32[2]{0} parameter(0)",
                 "c = f32[3]{0} constant({-1e-40, 1e-40, 5})", "ROOT r = f32[3]{0} sign(c)"), ones)),
                 "MLIR folds the sign of constants without a NaN itself, a denormal by its sign");
+        Map<String, float[]> flushedReads = Map.of("floor", new float[] {-0f, 0f, -3f}, "ceil", new float[] {-0f, 0f, 3f},
+                "sqrt", new float[] {-0f, 0f, 2f});
+        flushedReads.forEach((op, expected) -> assertArrayEquals(bits(expected), bits(runF32(module("x = f32[2]{0} parameter(0)",
+                "c = f32[3]{0} constant({-1e-40, 1e-40, " + (op.equals("sqrt") ? "4" : op.equals("floor") ? "-2.5" : "2.5") + "})",
+                "ROOT r = f32[3]{0} " + op + "(c)"), ones)), op + " of constants reads a denormal flushed"));
         assertArrayEquals(bits(new float[] {0, 1, 0}), bits(runF32(module("x = f32[2]{0} parameter(0)",
                 "a = f32[3]{0} constant({nan, 1, 1})", "b = f32[3]{0} constant({nan, 1, nan})",
                 "q = pred[3]{0} compare(a, b), direction=EQ, type=TOTALORDER", "ROOT r = f32[3]{0} convert(q)"), ones)),

@@ -623,7 +623,9 @@ final class Fusion {
         if (Set.of("maximum", "minimum").contains(op) && Pointwise.isFloat(type) && foldsLate(comp, in)) {
             e = evaluatorMinMax(comp, in, op, type, leaves);
         }
-        boolean signOfFlushed = op.equals("sign") && (type == DType.F32 || type == DType.BF16 || type == DType.F64);
+        // Floor, ceil and square root of constants read their operand flushed too (jax 0.10.2:
+        // floor(-1e-40) is -0, ceil(1e-40) and sqrt(1e-40) +0).
+        boolean readsFlushed = Set.of("sign", "floor", "ceil", "sqrt").contains(op) && (type == DType.F32 || type == DType.BF16 || type == DType.F64);
         epilogues.put(in.name(), "folded " + e + " as XLA folds constants (rounded on its own, denormals kept)");
         // Of broadcast scalars alone, the op of the scalars broadcast, as XLA's simplifier makes it.
         boolean scalars = args.stream().allMatch(a -> a.stridedLayout().map(l -> l.strides().stream().allMatch(st -> st == 0)).orElse(false));
@@ -665,7 +667,7 @@ final class Fusion {
                 PointwiseCopy.write(out.buffer().segment().asSlice(at * (type.bitWidth() / 8)), type, r, n);
                 continue;
             }
-            if (signOfFlushed) {
+            if (readsFlushed) {
                 double[] x = (double[]) columns[0];
                 for (int i = 0; i < n; i++) {
                     x[i] = Pointwise.flushIn(x[i], type, true);
