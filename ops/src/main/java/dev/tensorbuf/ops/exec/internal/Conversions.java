@@ -2,6 +2,8 @@ package dev.tensorbuf.ops.exec.internal;
 
 import dev.tensorbuf.memory.Allocator;
 import dev.tensorbuf.ops.copy.internal.Pointwise;
+import dev.tensorbuf.ops.hlo.HloComputation;
+import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.TensorElements;
@@ -23,6 +25,36 @@ import dev.tensorbuf.views.internal.MiniFloat;
 public final class Conversions {
 
     private Conversions() {
+    }
+
+    /**
+     * {@return whether XLA drops the convert {@code in} reads: {@code in} converts, directly, a
+     * convert that widens a float or complex value, and one of the three types is complex} XLA's
+     * simplifier converts from the narrower type at once (jax 0.10.2: f32 -> c128 -> c64, f32 ->
+     * f64 -> c64 and f32 -> c128 -> f32 keep a denormal, which f32 -> c128 alone flushes; seed
+     * 1142). Chains of real floats {@link Fusion} rewrites itself, across data movement too.
+     */
+    static boolean dropsWidening(HloComputation comp, HloInstruction in) {
+        if (!in.opcode().equals("convert") || in.operands().size() != 1) {
+            return false;
+        }
+        HloInstruction middle = comp.instruction(in.operands().getFirst());
+        if (!middle.opcode().equals("convert") || middle.operands().size() != 1) {
+            return false;
+        }
+        DType from = comp.instruction(middle.operands().getFirst()).arrayShape().dtype();
+        DType via = middle.arrayShape().dtype();
+        DType to = in.arrayShape().dtype();
+        boolean complex = from.kind() == DType.Kind.COMPLEX || via.kind() == DType.Kind.COMPLEX || to.kind() == DType.Kind.COMPLEX;
+        return complex && WIDE_FLOATS.contains(from) && WIDE_FLOATS.contains(via) && WIDE_FLOATS.contains(to)
+                && partBits(via) > partBits(from);
+    }
+
+    private static final java.util.Set<DType> WIDE_FLOATS = java.util.Set.of(DType.F16, DType.BF16, DType.F32, DType.F64,
+            DType.C64, DType.C128);
+
+    private static int partBits(DType t) {
+        return t.kind() == DType.Kind.COMPLEX ? t.componentType().bitWidth() : t.bitWidth();
     }
 
     /**

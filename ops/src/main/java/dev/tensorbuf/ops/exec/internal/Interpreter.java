@@ -257,6 +257,9 @@ public final class Interpreter {
             boolean foldedMove = FoldedConstants.isFoldedMove(instr) || Fusion.isFoldedOp(comp, instr);
             for (String o : instr.operands()) {
                 String name = comp.find(o).orElseThrow().name();
+                if (Conversions.dropsWidening(comp, instr)) {
+                    name = comp.instruction(comp.instruction(name).operands().getFirst()).name();
+                }
                 Value ov = asWritten.containsKey(name) && (foldedMove || !seesOneDim(comp, instr, values.get(name), name))
                         ? asWritten.get(name) : values.get(name);
                 operands.add(ov.view());
