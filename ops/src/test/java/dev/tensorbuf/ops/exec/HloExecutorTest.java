@@ -122,7 +122,7 @@ class HloExecutorTest {
      * whose negative edges cut every operand element along a dim, or a slice inside a pad's edge.
      * An op of it and constants is then folded, after the simplifier, by XLA's evaluator, whose
      * maximum of equal zeros is its first operand (jax 0.10.2: -0 here, where the program's
-     * maximum is +0; seed 1134). Was: computed, +0.
+     * maximum is +0; seed 1134), and which reads and makes denormals as zeros. Was: computed, +0.
      */
     @Test
     void aPadReadingItsPaddingAloneIsFoldedAsABroadcastOfItsValue() {
@@ -143,6 +143,17 @@ class HloExecutorTest {
                 "bz = f32[2,6]{1,0} broadcast(z), dimensions={}", "m = f32[2,6]{1,0} multiply(s, bz)",
                 "k = f32[2]{0} constant({0, -17.375})", "bk = f32[2,6]{1,0} broadcast(k), dimensions={0}",
                 "ROOT r = f32[2,6]{1,0} maximum(m, bk)"), Map.of("p", p))), pad));
+        // XLA's folding after its simplifier reads and makes denormals as zeros; its maximum of two
+        // then equal values is the first as it is.
+        TensorView one = TensorView.of(arena.allocate(4096), "f32[1]{0}");
+        TensorElements.of(one).copyFrom(new float[] {1f});
+        String tiny = "k = f32[] constant(-1e-40)\n  v = f32[4]{0} pad(p, k), padding=4_-1\n  c = f32[4]{0} constant({1e10, 2, -0.0, 1e-40})";
+        assertArrayEquals(bits(new float[] {-0f, -0f, -0f, -0f}), bits(floats(module("p = f32[1]{0} parameter(0)", tiny,
+                "ROOT r = f32[4]{0} add(v, v)"), Map.of("p", one))));
+        assertArrayEquals(bits(new float[] {1e10f, 2f, -1e-40f, -1e-40f}), bits(floats(module("p = f32[1]{0} parameter(0)", tiny,
+                "ROOT r = f32[4]{0} maximum(v, c)"), Map.of("p", one))));
+        assertArrayEquals(bits(new float[] {1f, 1f, 0f, 0f}), bits(floats(module("p = f32[1]{0} parameter(0)", tiny,
+                "q = pred[4]{0} compare(v, c), direction=LT", "ROOT r = f32[4]{0} convert(q)"), Map.of("p", one))));
         // Padding alone between elements is no edge: a pad.
         TensorView two = TensorView.of(arena.allocate(4096), "f32[2,6]{1,0}");
         TensorElements.of(two).copyFrom(new float[12]);
@@ -201,6 +212,34 @@ class HloExecutorTest {
         TensorElements.of(h).copyFrom(new float[] {1f});
         assertArrayEquals(bits(new float[] {0f, 0f, 0f, 0f}), bits(floats(module("p = f16[1]{0} parameter(0)",
                 "c = f16[4]{0} constant({-0.0, 0, -0.0, 0})", "s = f16[4]{0} sign(c)", "ROOT r = f32[4]{0} convert(s)"), Map.of("p", h))));
+    }
+
+    /**
+     * XLA drops a convert that widens before another convert, complex ones too: f32 -> c128 ->
+     * c64 is f32 -> c64, which keeps a denormal that f32 -> c128 flushes (jax 0.10.2; seed 1142).
+     * Was: flushed.
+     */
+    @Test
+    void aWideningConvertUnderAComplexConvertIsDropped() {
+        TensorView x = TensorView.of(arena.allocate(4096), "f32[3]{0}");
+        TensorElements.of(x).copyFrom(new float[] {7.3e-40f, -7.3e-40f, 1.5f});
+        float[] kept = {7.3e-40f, 0f, -7.3e-40f, 0f, 1.5f, 0f};
+        float[] flushed = {0f, 0f, -0f, 0f, 1.5f, 0f};
+        Map<String, float[]> chains = new java.util.LinkedHashMap<>();
+        chains.put("w = c128[3]{0} convert(x)\n  ROOT v = c64[3]{0} convert(w)", kept);
+        chains.put("w = f64[3]{0} convert(x)\n  ROOT v = c64[3]{0} convert(w)", kept);
+        chains.put("ROOT v = c128[3]{0} convert(x)", flushed);
+        chains.forEach((chain, expected) -> {
+            try (Execution e = HloExecutor.execute(module("x = f32[3]{0} parameter(0)", chain), Map.of("x", x))) {
+                TensorElements r = TensorElements.of(e.rowMajor());
+                float[] got = new float[6];
+                for (int i = 0; i < 3; i++) {
+                    got[2 * i] = (float) r.getReal(i);
+                    got[2 * i + 1] = (float) r.getImag(i);
+                }
+                assertArrayEquals(bits(expected), bits(got), chain);
+            }
+        });
     }
 
     @Test

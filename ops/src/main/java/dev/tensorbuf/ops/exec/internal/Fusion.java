@@ -610,7 +610,8 @@ final class Fusion {
      * {@return the value of the elementwise op {@code in} of constants, evaluated as XLA's constant folding
      * does, before anything runs: rounded into its type on its own and without flushing
      * denormals} So a multiply and an add of constants are two roundings, not the fused
-     * multiply-add LLVM would make of them, and 1e-40 + 1e-40 is 2e-40 (jax 0.10 on both).
+     * multiply-add LLVM would make of them, and 1e-40 + 1e-40 is 2e-40 (jax 0.10 on both). One
+     * XLA folds only after its simplifier ({@link #foldsLate}) reads and makes denormals as zeros.
      */
     private Made folded(HloComputation comp, HloInstruction in, String op, DType type, List<TensorView> args, long[] shape) {
         List<Pointwise.Expr> leaves = new ArrayList<>();
@@ -650,6 +651,10 @@ final class Fusion {
         // itself: a zero of either sign is +0, a denormal counts by its sign (jax 0.10.2, f16,
         // bf16, f32 and f64: sign({-0, 3}) is {+0, 1}, sign({-0, 1e-40}) {+0, 1}, sign(-0) +0;
         // sign({-0, nan, 1e-40}) {-0, nan, +0}, XLA's own folding).
+        // XLA's own folding, after its simplifier, runs as the program does: denormals read and
+        // made as zeros (jax 0.10.2: a pad reading its padding alone of -1e-40, added to itself,
+        // is -0; its maximum with -0 is -1e-40, the first of two equal zeros as it is).
+        Pointwise.Mode mode = foldsLate(comp, in) ? Pointwise.Mode.XLA : Pointwise.Mode.IEEE;
         boolean byMlir = op.equals("sign") && Pointwise.isFloat(type) && !foldsLate(comp, in) && !holdsNaN(dense.getFirst(), type, total);
         for (long at = 0; at < total; at += FOLD_CHUNK) {
             int n = (int) Math.min(FOLD_CHUNK, total - at);
@@ -674,7 +679,7 @@ final class Fusion {
                 }
             }
             Object values = op.equals("convert") ? FoldedConstants.convert(columns[0], args.getFirst().dtype(), type, n)
-                    : Pointwise.eval(e, columns, n, Pointwise.Mode.IEEE);
+                    : Pointwise.eval(e, columns, n, mode);
             PointwiseCopy.write(out.buffer().segment().asSlice(at * (type.bitWidth() / 8)), type, values, n);
         }
         // The broadcast scalar is a view, laid out as no instruction is: the reader copies it where it must.
@@ -1450,8 +1455,8 @@ final class Fusion {
      * folds an op of literals and broadcast scalar literals itself; a pad reading its padding
      * alone becomes a broadcast only in XLA's simplifier, and a maximum or minimum of a broadcast
      * array constant and a broadcast scalar one becomes there a broadcast of the op of the array
-     * and the scalar. XLA's evaluator then takes a maximum or minimum of equal values as its
-     * first operand, where the program and MLIR take +0 over -0 for a maximum and -0 for a
+     * and the scalar. XLA's evaluator reads and makes denormals as zeros, as the program does,
+     * and takes a maximum or minimum of equal values as its first operand, where the program and MLIR take +0 over -0 for a maximum and -0 for a
      * minimum; MLIR has put the operand that is a constant to it second (jax 0.10.2, f16 and f32:
      * max(pad(x, -0) cut to padding, {0, 1}) is -0 first in either order, max(broadcast({-0, 0}),
      * broadcast(0)) {-0, 0} in either order; seed 1134).
