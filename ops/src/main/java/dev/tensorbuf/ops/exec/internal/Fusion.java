@@ -457,6 +457,10 @@ final class Fusion {
             return build(comp, in, "multiply", type,
                     List.of(a.get(0), new Pointwise.Op(Pointwise.Op.FLUSHED_RECIPROCAL, type, List.of(a.get(1)), "")));
         }
+        if ((op.equals("maximum") || op.equals("minimum")) && Pointwise.isFloat(type)
+                && beneath(comp, in.operands().get(0)).name().equals(beneath(comp, in.operands().get(1)).name())) {
+            return a.get(0);   // max(x, x) is x to XLA's simplifier, a denormal x unflushed (jax 0.10.2)
+        }
         if ((op.equals("maximum") || op.equals("minimum")) && Pointwise.isFloat(type)) {
             // XLA drops max(x, -inf) and min(x, +inf), which change nothing but would flush a
             // denormal x (in bf16 too, which it computes in f32 after this rewrite; jax 0.10).
@@ -478,13 +482,17 @@ final class Fusion {
                 return reassociated;
             }
         }
-        if (op.equals("subtract") && Pointwise.isFloat(type) && isConstant(comp, in.operands().get(1))
-                && !isConstant(comp, in.operands().get(0))) {
-            // XLA's algebraic simplifier drops A - 0 and turns A - C into A + (-C) before it runs:
-            // the negate flips a NaN constant's sign, which a total-order compare after it can see.
+        if (op.equals("subtract") && Pointwise.isFloat(type) && isConstant(comp, in.operands().get(1))) {
+            // XLA's algebraic simplifier drops A - 0, a constant A too that is not folded first (a
+            // broadcast array: jax 0.10.2 keeps its denormals), and turns A - C into A + (-C) before
+            // it runs: the negate flips a NaN constant's sign, which a total-order compare after it
+            // can see.
             if (isAll(comp, in.operands().get(1), 0)) {
                 return a.get(0);
             }
+        }
+        if (op.equals("subtract") && Pointwise.isFloat(type) && isConstant(comp, in.operands().get(1))
+                && !isConstant(comp, in.operands().get(0))) {
             return build(comp, in, "add", type,
                     List.of(a.get(0), new Pointwise.Op("negate", type, List.of(a.get(1)), "")));
         }
@@ -1456,8 +1464,9 @@ final class Fusion {
      * alone becomes a broadcast only in XLA's simplifier, and a maximum or minimum of a broadcast
      * array constant and a broadcast scalar one becomes there a broadcast of the op of the array
      * and the scalar. XLA's evaluator reads and makes denormals as zeros, as the program does,
-     * and takes a maximum or minimum of equal values as its first operand, where the program and MLIR take +0 over -0 for a maximum and -0 for a
-     * minimum; MLIR has put the operand that is a constant to it second (jax 0.10.2, f16 and f32:
+     * and takes a maximum or minimum of equal values as its first operand, where the program and
+     * MLIR take +0 over -0 for a maximum and -0 for a minimum; MLIR has put the operand that is a
+     * constant to it second (jax 0.10.2, f16 and f32:
      * max(pad(x, -0) cut to padding, {0, 1}) is -0 first in either order, max(broadcast({-0, 0}),
      * broadcast(0)) {-0, 0} in either order; seed 1134).
      */
