@@ -59,7 +59,11 @@
  *     simplifier then sees an iota (a divide by one is a true quotient, by other folded constants
  *     a multiply by their reciprocals, in <code>Fusion</code>; the <code>Interpreter</code> hands a
  *     folded constant that counts from -0 on from +0 to its readers and as written to the moves
- *     XLA folds from it)</dd>
+ *     XLA folds from it). Two folders meet a module from jax: MLIR, which folds ops of literals
+ *     before XLA sees them, and XLA's evaluator, which folds what its simplifier has made
+ *     constant (a pad reading its padding alone, a maximum of a broadcast array constant) with
+ *     denormals as zeros and a maximum of equal values its first operand
+ *     (<code>Fusion.foldsLate</code>)</dd>
  * <dt><code>ExactSums.java</code></dt>
  * <dd>f32 and f64 sums (<code>reduce</code>, <code>reduce-window</code>) where no order of adding
  *     rounds: every element a multiple of one normal power of two whose magnitudes add up to at
