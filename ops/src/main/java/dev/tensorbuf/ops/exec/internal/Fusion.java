@@ -490,11 +490,10 @@ final class Fusion {
             if (isAll(comp, in.operands().get(1), 0)) {
                 return a.get(0);
             }
-        }
-        if (op.equals("subtract") && Pointwise.isFloat(type) && isConstant(comp, in.operands().get(1))
-                && !isConstant(comp, in.operands().get(0))) {
-            return build(comp, in, "add", type,
-                    List.of(a.get(0), new Pointwise.Op("negate", type, List.of(a.get(1)), "")));
+            if (!isConstant(comp, in.operands().get(0))) {
+                return build(comp, in, "add", type,
+                        List.of(a.get(0), new Pointwise.Op("negate", type, List.of(a.get(1)), "")));
+            }
         }
         if (op.equals("multiply") && Pointwise.isFloat(type) && type != DType.BF16) {
             // XLA rewrites convert(pred) * a as select(pred, a, 0): +0, not -0, where pred is false
@@ -629,7 +628,8 @@ final class Fusion {
         // XLA's evaluator compares floats of a total order as plain floats (jax 0.10: NaN == NaN is
         // false there), and takes the sign of a denormal f32, bf16 or f64 as a zero of its sign.
         Pointwise.Op e = new Pointwise.Op(op, type, leaves, detail(in, op, leaves).replace(" TOTALORDER", " FLOAT"));
-        if (Set.of("maximum", "minimum").contains(op) && Pointwise.isFloat(type) && foldsLate(comp, in)) {
+        boolean late = foldsLate(comp, in);
+        if (Set.of("maximum", "minimum").contains(op) && Pointwise.isFloat(type) && late) {
             e = evaluatorMinMax(comp, in, op, type, leaves);
         }
         // Floor, ceil and square root of constants read their operand flushed too (jax 0.10.2:
@@ -662,8 +662,8 @@ final class Fusion {
         // XLA's own folding, after its simplifier, runs as the program does: denormals read and
         // made as zeros (jax 0.10.2: a pad reading its padding alone of -1e-40, added to itself,
         // is -0; its maximum with -0 is -1e-40, the first of two equal zeros as it is).
-        Pointwise.Mode mode = foldsLate(comp, in) ? Pointwise.Mode.XLA : Pointwise.Mode.IEEE;
-        boolean byMlir = op.equals("sign") && Pointwise.isFloat(type) && !foldsLate(comp, in) && !holdsNaN(dense.getFirst(), type, total);
+        Pointwise.Mode mode = late ? Pointwise.Mode.XLA : Pointwise.Mode.IEEE;
+        boolean byMlir = op.equals("sign") && Pointwise.isFloat(type) && !late && !holdsNaN(dense.getFirst(), type, total);
         for (long at = 0; at < total; at += FOLD_CHUNK) {
             int n = (int) Math.min(FOLD_CHUNK, total - at);
             Object[] columns = new Object[args.size()];
