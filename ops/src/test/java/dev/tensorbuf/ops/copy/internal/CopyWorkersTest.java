@@ -294,16 +294,15 @@ class CopyWorkersTest {
     void workersPollOnlyWhileBatchesComeClose() throws InterruptedException {
         long window = 400_000_000L;
         CopyWorkers w = new CopyWorkers(1, window, 30_000_000_000L);
-        // Pieces long enough that the worker surely takes some.
-        w.run(8, i -> sleepMicros(10_000));
+        runWithTheWorker(w, 8, 10_000);
         assertEquals(Thread.State.TIMED_WAITING, settledState(w), "parked after the first batch");
-        w.run(8, i -> sleepMicros(10_000));
+        runWithTheWorker(w, 8, 10_000);
         assertEquals(Thread.State.RUNNABLE, settledState(w), "polling after a batch that came close");
         Thread.sleep(window / 1_000_000 + 300);
         assertEquals(Thread.State.TIMED_WAITING, w.state(0), "parked once the window passed");
-        w.run(8, i -> sleepMicros(10_000));
+        runWithTheWorker(w, 8, 10_000);
         assertEquals(Thread.State.TIMED_WAITING, settledState(w), "parked at once after a batch that came late");
-        w.run(8, i -> sleepMicros(10_000));
+        runWithTheWorker(w, 8, 10_000);
         assertEquals(Thread.State.RUNNABLE, settledState(w), "polling again after a batch that came close");
     }
 
@@ -313,14 +312,37 @@ class CopyWorkersTest {
      */
     @Test
     void workersDoNotPollAfterABatchLongerThanTheWindow() throws InterruptedException {
-        long window = 100_000_000L;
+        long window = 400_000_000L;
         CopyWorkers w = new CopyWorkers(1, window, 30_000_000_000L);
-        w.run(8, i -> sleepMicros(1_000));
-        // Came close; the worker (woken in microseconds) takes some of the 40 ms pieces: over 100 ms.
-        w.run(8, i -> sleepMicros(40_000));
+        runWithTheWorker(w, 8, 1_000);
+        // Came close; the worker runs its one piece of 500 ms, longer than the window.
+        runWithTheWorker(w, 2, 500_000);
         assertEquals(Thread.State.TIMED_WAITING, settledState(w), "parked after a batch longer than the window");
-        w.run(8, i -> sleepMicros(1_000));
+        runWithTheWorker(w, 8, 1_000);
         assertEquals(Thread.State.RUNNABLE, settledState(w), "polling after a short batch that came close");
+    }
+
+    /**
+     * Runs {@code count} pieces of {@code micros} each, the caller's waiting to begin until the
+     * worker has begun one. A worker woken late on a loaded host (CI) would otherwise find the
+     * batch done by the caller and keep the wait it had before, which the tests above would read as
+     * the wrong decision.
+     */
+    private static void runWithTheWorker(CopyWorkers w, int count, long micros) {
+        Thread caller = Thread.currentThread();
+        AtomicBoolean workerBegan = new AtomicBoolean();
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        assertTrue(w.run(count, i -> {
+            if (Thread.currentThread() != caller) {
+                workerBegan.set(true);
+            } else {
+                while (!workerBegan.get() && System.nanoTime() < deadline) {
+                    Thread.onSpinWait();
+                }
+            }
+            sleepMicros(micros);
+        }));
+        assertTrue(workerBegan.get(), "the worker took no piece in 5 s");
     }
 
     /**
