@@ -343,6 +343,22 @@ public final class IndexingMap {
     }
 
     /**
+     * {@return whether a result or a constraint reads dimension {@code dim}} One that neither
+     * reads maps every value of it in its bounds to the same point: along it the map repeats.
+     * For {@code (d0, d1) -> (d1)} it is false for 0 and true for 1.
+     *
+     * @param dim a dimension of this map
+     */
+    public boolean readsDim(int dim) {
+        java.util.Objects.checkIndex(dim, dims.size());
+        boolean[] reads = {false};
+        Exprs.VarVisitor v = (kind, i) -> reads[0] |= kind == 0 && i == dim;
+        results.forEach(e -> Exprs.forEachVar(e, v));
+        constraints.keySet().forEach(e -> Exprs.forEachVar(e, v));
+        return reads[0];
+    }
+
+    /**
      * {@return a new map with one more constraint, folded as in {@link #of}}
      *
      * @param e the constraint expression

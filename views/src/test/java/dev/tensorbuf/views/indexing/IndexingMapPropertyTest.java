@@ -2,6 +2,7 @@ package dev.tensorbuf.views.indexing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -179,5 +180,42 @@ class IndexingMapPropertyTest {
                 assertEquals(want, got, "seed " + seed + ": " + m + " at " + Arrays.toString(p));
             }
         }
+    }
+
+    /**
+     * A dim {@code readsDim} says no result or constraint reads does not change where a point maps,
+     * or whether it is in the domain: every value of it in its bounds gives what its lowest gives.
+     */
+    @Test
+    void aDimNotReadNeverChangesAPointsValue() {
+        IndexingMap m = IndexingMap.parse("(d0, d1, d2)[s0] -> (d1 + s0), domain: d0 in [0, 3], d1 in [0, 4], "
+                + "d2 in [0, 2], s0 in [0, 1], d2 + s0 in [0, 2]");
+        assertEquals(List.of(false, true, true), List.of(m.readsDim(0), m.readsDim(1), m.readsDim(2)));
+        Gen g = new Gen(new Random(seed + 4));
+        int notRead = 0;
+        for (int i = 0; i < MAPS; i++) {
+            IndexingMap map = g.map(1 + g.rnd.nextInt(3), 1 + g.rnd.nextInt(2));
+            List<Interval> box = new ArrayList<>(map.dimBounds());
+            box.addAll(map.rangeVarBounds());
+            box.addAll(map.runtimeVarBounds());
+            int nd = map.dims().size();
+            int ns = map.rangeVars().size();
+            for (int k = 0; k < nd; k++) {
+                if (map.readsDim(k) || map.dimBounds().get(k).isEmpty()) {
+                    continue;
+                }
+                notRead++;
+                for (long[] p : MapSemantics.points(box)) {
+                    long[] d = Arrays.copyOfRange(p, 0, nd);
+                    long[] s = Arrays.copyOfRange(p, nd, nd + ns);
+                    long[] r = Arrays.copyOfRange(p, nd + ns, p.length);
+                    String at = MapSemantics.eval(map, d, s, r);
+                    d[k] = map.dimBounds().get(k).lo();
+                    assertEquals(MapSemantics.eval(map, d, s, r), at,
+                            "seed " + seed + ": " + map + " at " + Arrays.toString(p) + " against d" + k + " lowest");
+                }
+            }
+        }
+        assertTrue(notRead > MAPS / 10, "only " + notRead + " dims not read in " + MAPS + " maps");
     }
 }

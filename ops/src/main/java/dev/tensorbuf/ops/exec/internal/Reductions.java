@@ -18,7 +18,6 @@ import dev.tensorbuf.views.StridedLayout;
 import dev.tensorbuf.views.TensorElements;
 import dev.tensorbuf.views.TensorView;
 import dev.tensorbuf.views.ViewMap;
-import dev.tensorbuf.views.indexing.AffineExpr;
 import dev.tensorbuf.views.indexing.IndexingMap;
 import dev.tensorbuf.views.indexing.Interval;
 import dev.tensorbuf.views.internal.Extents;
@@ -502,33 +501,13 @@ public final class Reductions {
         for (ViewMap.Single piece : view.map().pieces()) {
             IndexingMap map = piece.map();
             for (int k = 0; k < isReduced.length; k++) {
-                if (isReduced[k] && !map.dimBounds().get(k).equals(new Interval(0, view.dims().get(k) - 1))) {
-                    return false;   // a piece covering part of the dim
+                if (isReduced[k] && (map.readsDim(k)
+                        || !map.dimBounds().get(k).equals(new Interval(0, view.dims().get(k) - 1)))) {
+                    return false;   // its offset reads the dim, or the piece covers part of it
                 }
-            }
-            if (map.results().stream().anyMatch(e -> readsAny(e, isReduced))
-                    || map.constraints().keySet().stream().anyMatch(e -> readsAny(e, isReduced))) {
-                return false;
             }
         }
         return true;
-    }
-
-    /** {@return whether {@code e} reads one of the dims {@code dims} marks} */
-    private static boolean readsAny(AffineExpr e, boolean[] dims) {
-        return switch (e) {
-            case AffineExpr.Dim d -> d.index() < dims.length && dims[d.index()];
-            case AffineExpr.Sym s -> false;
-            case AffineExpr.Rt r -> false;
-            case AffineExpr.Const c -> false;
-            case AffineExpr.Add a -> readsAny(a.lhs(), dims) || readsAny(a.rhs(), dims);
-            case AffineExpr.Mul m -> readsAny(m.lhs(), dims) || readsAny(m.rhs(), dims);
-            case AffineExpr.FloorDiv f -> readsAny(f.lhs(), dims) || readsAny(f.rhs(), dims);
-            case AffineExpr.CeilDiv c -> readsAny(c.lhs(), dims) || readsAny(c.rhs(), dims);
-            case AffineExpr.Mod m -> readsAny(m.lhs(), dims) || readsAny(m.rhs(), dims);
-            case AffineExpr.Min m -> readsAny(m.lhs(), dims) || readsAny(m.rhs(), dims);
-            case AffineExpr.Max m -> readsAny(m.lhs(), dims) || readsAny(m.rhs(), dims);
-        };
     }
 
     /** Writes the box of a value from {@code start}, {@code dims} long, into {@code dst}: a held expression evaluated in chunks. */
