@@ -229,6 +229,11 @@ class HloExecutorTest {
         chains.put("w = c128[3]{0} convert(x)\n  ROOT v = c64[3]{0} convert(w)", kept);
         chains.put("w = f64[3]{0} convert(x)\n  ROOT v = c64[3]{0} convert(w)", kept);
         chains.put("ROOT v = c128[3]{0} convert(x)", flushed);
+        // An operand computed, not yet in memory, is evaluated in its own type (was: into the
+        // dropped convert's c128, which failed; seed 1149).
+        float[] negatedFlushed = {-0f, 0f, 0f, 0f, -1.5f, 0f};
+        chains.put("n = f32[3]{0} negate(x)\n  w = c128[3]{0} convert(n)\n  ROOT v = c128[3]{0} convert(w)", negatedFlushed);
+        chains.put("n = f32[3]{0} negate(x)\n  w = c64[3]{0} convert(n)\n  ROOT v = c128[3]{0} convert(w)", negatedFlushed);
         chains.forEach((chain, expected) -> {
             try (Execution e = HloExecutor.execute(module("x = f32[3]{0} parameter(0)", chain), Map.of("x", x))) {
                 TensorElements r = TensorElements.of(e.rowMajor());

@@ -50,6 +50,16 @@ public final class Conversions {
                 && partBits(via) > partBits(from);
     }
 
+    /**
+     * {@return the instruction {@code in} reads as operand {@code k}: the operand, or where
+     * {@link #dropsWidening} the convert's own operand} Whatever evaluates or lays out that operand
+     * asks here, so that the value and its shape agree.
+     */
+    static HloInstruction operandRead(HloComputation comp, HloInstruction in, int k) {
+        HloInstruction operand = comp.instruction(in.operands().get(k));
+        return dropsWidening(comp, in) ? comp.instruction(operand.operands().getFirst()) : operand;
+    }
+
     private static final java.util.Set<DType> WIDE_FLOATS = java.util.Set.of(DType.F16, DType.BF16, DType.F32, DType.F64,
             DType.C64, DType.C128);
 

@@ -182,7 +182,7 @@ final class Fusion {
         List<TensorView> out = new ArrayList<>(ops);
         for (int k = 0; k < out.size(); k++) {
             if (isHeld(out.get(k))) {
-                out.set(k, force(out.get(k), comp.instruction(in.operands().get(k)).arrayShape().laidOut(), in.name()));
+                out.set(k, force(out.get(k), Conversions.operandRead(comp, in, k).arrayShape().laidOut(), in.name()));
             }
         }
         return out;

@@ -255,11 +255,8 @@ public final class Interpreter {
             // A move XLA folds with a constant, and an elementwise op it folds (of such constants),
             // read the constant as written: XLA folds them before its simplifier sees it.
             boolean foldedMove = FoldedConstants.isFoldedMove(instr) || Fusion.isFoldedOp(comp, instr);
-            for (String o : instr.operands()) {
-                String name = comp.find(o).orElseThrow().name();
-                if (Conversions.dropsWidening(comp, instr)) {
-                    name = comp.instruction(comp.instruction(name).operands().getFirst()).name();
-                }
+            for (int k = 0; k < instr.operands().size(); k++) {
+                String name = Conversions.operandRead(comp, instr, k).name();
                 Value ov = asWritten.containsKey(name) && (foldedMove || !seesOneDim(comp, instr, values.get(name), name))
                         ? asWritten.get(name) : values.get(name);
                 operands.add(ov.view());
