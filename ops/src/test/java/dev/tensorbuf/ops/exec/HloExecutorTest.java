@@ -2075,6 +2075,30 @@ class HloExecutorTest {
                 "f32[2,3]{1,0}", "reverse(c), dimensions={1}"), x));
     }
 
+    /**
+     * Through a reshape the rewrite meets the convert where XLA's reshape mover moves the reshape
+     * below the multiply: when the other operand is the same reshape of a value, a constant, or a
+     * broadcast of any scalar, not an array's values repeated by a broadcast (jax 0.10.2: +0 where
+     * the select takes the 0, -0 where the multiply gives 0 * -k). Was: through a reshape only
+     * beside a scalar constant (RunXlaAgreementTest, seed 1156).
+     */
+    @Test
+    void aReshapedPredicateMeetsTheRewriteWhereXlaMovesTheReshape() {
+        float[] x = {1.5f, -2f, 3f, 0f, -1f, 4f};
+        float[] y = {-2f, -3f, -0f, -1f, -5f, -7f};
+        Map<String, float[]> cases = new java.util.LinkedHashMap<>();
+        cases.put("a = f32[2,3]{1,0} reshape(y)", new float[] {-2, 0, -0f, 0, 0, -7});
+        cases.put("a = f32[2,3]{1,0} constant({{-2, -3, -4}, {-5, -6, -7}})", new float[] {-2, 0, -4, 0, 0, -7});
+        cases.put("k = f32[3]{0} constant({-2, -3, -4})\n  a = f32[2,3]{1,0} broadcast(k), dimensions={1}",
+                new float[] {-2, -0f, -4, -0f, -0f, -4});
+        cases.put("y1 = f32[1]{0} slice(y), slice={[1:2]}\n  s = f32[] reshape(y1)\n  a = f32[2,3]{1,0} broadcast(s), dimensions={}",
+                new float[] {-3, 0, -3, 0, 0, -3});
+        cases.forEach((other, expected) -> assertArrayEquals(bits(expected), bits(runF32(module("x = f32[6]{0} parameter(0)",
+                "y = f32[6]{0} parameter(1)", "z = f32[] constant(0)", "zb = f32[6]{0} broadcast(z), dimensions={}",
+                "g = pred[6]{0} compare(x, zb), direction=GT", "c = f32[6]{0} convert(g)", "cr = f32[2,3]{1,0} reshape(c)",
+                other, "ROOT m = f32[2,3]{1,0} multiply(cr, a)"), x, y)), other));
+    }
+
     private static String predicateTimesInfinity(String shape, String move) {
         return module("x = f32[6]{0} parameter(0)", "xr = f32[2,3]{1,0} reshape(x)", "z = f32[] constant(0)",
                 "zb = f32[2,3]{1,0} broadcast(z), dimensions={}", "g = pred[2,3]{1,0} compare(xr, zb), direction=GT",

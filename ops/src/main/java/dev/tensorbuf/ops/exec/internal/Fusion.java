@@ -954,30 +954,40 @@ final class Fusion {
     /**
      * {@return whether XLA's rewrite of convert(pred) * a meets the convert under operand {@code k}
      * of multiply {@code in}} It does where the data movement between them is moved below the
-     * multiply first: a transpose when a is a constant or the same transpose, a reshape or
-     * broadcast when a is a scalar constant; not a reverse, a slice, nor any move when a is
-     * another value (jax 0.10: through those, convert(false) * inf is NaN); a broadcast that adds
-     * elements just under the convert counts as above it (seed 1095).
+     * multiply first: a transpose or reshape when a is a constant XLA folds (an array's broadcast
+     * along new dims is none), a broadcast of a scalar or the same move of a value, as XLA's
+     * reshape mover does (jax 0.10.2: reshape(convert(p)) times reshape(x), a [2,3] constant or
+     * broadcast(scalar parameter) is the select, times an array constant broadcast to [2,3] the
+     * multiply; seed 1156); a broadcast when a is a scalar constant; not a reverse, a slice, nor
+     * any move when a is another value (jax 0.10: through those, convert(false) * inf is NaN); a
+     * broadcast that adds elements just under the convert counts as above it (seed 1095).
      */
     private static boolean reachesConvert(HloComputation comp, HloInstruction in, int k) {
         String other = in.operands().get(1 - k);
-        boolean constant = isConstant(comp, other);
-        boolean scalar = "scalar".equals(constantKind(comp, other));
+        String kind = constantKind(comp, other);
+        boolean scalar = "scalar".equals(kind);
+        // What XLA's reshape mover reshapes in step: a constant it folds (not a broadcast that
+        // repeats an array's values), a broadcast of any scalar, the same move of another value.
+        boolean rearrangeable = kind != null || isScalarBroadcast(comp, other);
         HloInstruction moved = beneath(comp, other);
         HloInstruction d = beneath(comp, in.operands().get(k));
         while (!d.opcode().equals("convert")) {
-            boolean sameTranspose = moved.opcode().equals("transpose")
-                    && moved.intsOrEmpty("dimensions").equals(d.intsOrEmpty("dimensions"));
+            boolean same = moved.opcode().equals(d.opcode()) && switch (d.opcode()) {
+                case "transpose" -> moved.intsOrEmpty("dimensions").equals(d.intsOrEmpty("dimensions"));
+                case "reshape" -> comp.instruction(moved.operands().getFirst()).arrayShape().dims()
+                        .equals(comp.instruction(d.operands().getFirst()).arrayShape().dims());
+                default -> false;
+            };
             boolean movedBelow = switch (d.opcode()) {
-                case "transpose" -> constant || sameTranspose;
-                case "reshape", "broadcast" -> scalar;
+                case "transpose", "reshape" -> rearrangeable || same;
+                case "broadcast" -> scalar;
                 default -> false;
             };
             if (!movedBelow) {
                 return false;
             }
             d = beneath(comp, d.operands().getFirst());
-            moved = sameTranspose ? beneath(comp, moved.operands().getFirst()) : moved;
+            moved = same ? beneath(comp, moved.operands().getFirst()) : moved;
         }
         // XLA first sinks a convert below a broadcast that adds elements (fewer to convert), which
         // then sits between the convert and the multiply, moved below it only as above (jax 0.10:
