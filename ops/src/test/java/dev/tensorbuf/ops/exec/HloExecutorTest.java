@@ -248,6 +248,39 @@ class HloExecutorTest {
     }
 
     /**
+     * XLA's simplifier makes max(clamp(lo, x, hi), lo) the clamp, which differs from it where lo >
+     * hi: max(clamp(9, x, 5), 9) is 5 (jax 0.10.2, f32 and s32), as is the same with lo a value;
+     * not in bf16, nor with a reverse between, nor beside lo's broadcast when the clamp takes lo
+     * as a scalar. Was: 9 (seed 1152, with lo and the maximum's constant inf).
+     */
+    @Test
+    void aMaximumOfAClampAndItsLowerBoundIsTheClamp() {
+        // Each case: the body, then what XLA gives in f32 and s32, then in bf16.
+        String bounds = "lo = T[] constant(9)\n  blo = T[4]{0} broadcast(lo), dimensions={}\n  hi = T[] constant(5)\n"
+                + "  bhi = T[4]{0} broadcast(hi), dimensions={}\n  k = T[] constant(9)\n  bk = T[4]{0} broadcast(k), dimensions={}\n  ";
+        double[] nines = {9, 9, 9, 9};
+        List<Object[]> cases = List.of(
+                new Object[] {"c = T[4]{0} clamp(blo, x, bhi)\n  ROOT r = T[4]{0} maximum(c, bk)", new double[] {5, 5, 5, 5}, nines},
+                new Object[] {"c = T[4]{0} clamp(blo, x, bhi)\n  ROOT r = T[4]{0} maximum(bk, c)", new double[] {5, 5, 5, 5}, nines},
+                new Object[] {"c = T[4]{0} clamp(blo, x, bhi)\n  v = T[4]{0} reverse(c), dimensions={0}\n  ROOT r = T[4]{0} maximum(v, bk)",
+                        nines, nines},
+                new Object[] {"c = T[4]{0} clamp(lo, x, hi)\n  ROOT r = T[4]{0} maximum(c, bk)", nines, nines},
+                new Object[] {"y = T[4]{0} negate(x)\n  c = T[4]{0} clamp(y, x, bhi)\n  ROOT r = T[4]{0} maximum(c, y)",
+                        new double[] {5, 3, 0, 5}, new double[] {20, 3, 0, 5}});
+        for (String type : List.of("f32", "s32", "bf16")) {
+            TensorView x = TensorView.of(arena.allocate(4096), type + "[4]{0}");
+            TensorElements.of(x).copyFrom(new double[] {-20, -3, 0, 7});
+            for (Object[] c : cases) {
+                String text = module("x = T[4]{0} parameter(0)", bounds + c[0]).replace("T[", type + "[");
+                try (Execution e = HloExecutor.execute(text, Map.of("x", x))) {
+                    assertArrayEquals((double[]) c[type.equals("bf16") ? 2 : 1], TensorElements.of(e.rowMajor()).toDoubleArray(),
+                            type + ": " + c[0]);
+                }
+            }
+        }
+    }
+
+    /**
      * XLA's simplifier makes max(x, x) and min(x, x) x, and drops a - 0 of a broadcast array
      * constant, which MLIR does not fold: denormals come out unflushed (jax 0.10.2). Was: flushed.
      */

@@ -461,6 +461,19 @@ final class Fusion {
                 && beneath(comp, in.operands().get(0)).name().equals(beneath(comp, in.operands().get(1)).name())) {
             return a.get(0);   // max(x, x) is x to XLA's simplifier, a denormal x unflushed (jax 0.10.2)
         }
+        if (op.equals("maximum") && type != DType.BF16) {
+            // XLA's simplifier makes max(clamp(lo, x, hi), lo) the clamp, which it is only where
+            // lo <= hi (jax 0.10.2, f16, f32, f64 and s32: max(clamp(9, x, 5), 9) is 5, and
+            // max(clamp(inf, x, -9.1875), inf) -9.1875; seed 1152). Not in bf16, which it
+            // computes in f32 first, nor through data movement between.
+            for (int k = 0; k < 2; k++) {
+                HloInstruction clamp = comp.instruction(in.operands().get(k));
+                if (clamp.opcode().equals("clamp") && clamp.operands().size() == 3
+                        && isSameOperand(comp, clamp.operands().getFirst(), in.operands().get(1 - k))) {
+                    return a.get(k);
+                }
+            }
+        }
         if ((op.equals("maximum") || op.equals("minimum")) && Pointwise.isFloat(type)) {
             // XLA drops max(x, -inf) and min(x, +inf), which change nothing but would flush a
             // denormal x (in bf16 too, which it computes in f32 after this rewrite; jax 0.10).
@@ -1112,6 +1125,26 @@ final class Fusion {
         HloInstruction d = beneath(comp, name);
         return depth < 8 && Pointwise.OPCODES.contains(d.opcode()) && !d.operands().isEmpty()
                 && d.operands().stream().allMatch(o -> isScalarFilled(comp, o, depth + 1));
+    }
+
+    /**
+     * {@return whether {@code x} and {@code y} are one operand to XLA: the same instruction, or
+     * after its common subexpression elimination, scalar constants of the same bits broadcast to
+     * the same dims} A scalar and its broadcast are not.
+     */
+    private static boolean isSameOperand(HloComputation comp, String x, String y) {
+        HloInstruction dx = beneath(comp, x);
+        HloInstruction dy = beneath(comp, y);
+        if (dx.name().equals(dy.name())) {
+            return true;
+        }
+        if (!dx.arrayShape().dims().equals(dy.arrayShape().dims()) || !"scalar".equals(constantKind(comp, x)) || !"scalar".equals(constantKind(comp, y))) {
+            return false;
+        }
+        double[] vx = FoldedConstants.values(comp, x);
+        double[] vy = FoldedConstants.values(comp, y);
+        return vx != null && vy != null && vx.length > 0 && vy.length > 0
+                && Double.doubleToRawLongBits(vx[0]) == Double.doubleToRawLongBits(vy[0]);
     }
 
     /** {@return whether {@code name} is a broadcast of a scalar, or of such a broadcast, which XLA merges into one} */
