@@ -47,10 +47,13 @@ def main():
             try:
                 with open(hlo) as f:
                     result = run(f.read(), [load(a) for a in arg_files])
-                np.save(out, np.ascontiguousarray(result))
+                np.save(out, np.asarray(result, order="C"))  # ascontiguousarray makes a scalar [1]
             except Exception as e:  # report and go on: one bad module must not hide the others
                 failed += 1
-                print(f"{hlo}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}", file=sys.stderr)
+                lines = str(e).splitlines()
+                # A parse or verifier error says where on a later line ("... error: ..."): keep it.
+                where = next((l.strip() for l in lines[1:] if "error" in l.lower()), "")
+                print(f"{hlo}: {type(e).__name__}: {lines[0] if lines else ''}{' ' + where if where else ''}", file=sys.stderr)
     sys.exit(1 if failed else 0)
 
 

@@ -30,13 +30,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code tensorbuf run} against XLA itself: random data-movement modules run through our CLI and
- * through jaxlib's CPU client (xla_run.py), and the outputs must be identical byte for byte.
+ * {@code tensorbuf run} against XLA itself: random data-movement modules, and random gathers,
+ * scatters and dynamic-update-slices, run through our CLI and through jaxlib's CPU client
+ * (xla_run.py), and the outputs must be identical byte for byte.
  * Needs Python (system property {@code tensorbuf.python}, default {@code python3}) with jax and
  * jaxlib; skipped with the reason otherwise. Seed: {@code -Dtensorbuf.seed=N}.
  */
 class RunXlaAgreementTest {
     private static final int MODULES = Integer.getInteger("tensorbuf.runModules", 40);
+    private static final int INDEXED_MODULES = Integer.getInteger("tensorbuf.indexedModules", 40);
     private static final String PYTHON = System.getProperty("tensorbuf.python", "python3");
 
     @TempDir
@@ -48,11 +50,48 @@ class RunXlaAgreementTest {
         long seed = Long.getLong("tensorbuf.seed", System.nanoTime());
         System.out.println("RunXlaAgreementTest seed " + seed + " (rerun with -Dtensorbuf.seed=" + seed + ")");
         Random rnd = new Random(seed);
+        agree(MODULES, seed, rnd, () -> RandomHloModules.generate(rnd), (p, file) -> writeRandom(file, p, rnd));
+    }
+
+    /**
+     * Gathers, scatters and dynamic-update-slices of random dimension numbers (RandomIndexedModules),
+     * their index values near the dims and past both ends, against XLA bit for bit. Seed:
+     * {@code -Dtensorbuf.seed=N}; count: {@code -Dtensorbuf.indexedModules=N}.
+     */
+    @Test
+    void randomIndexedModulesMatchXlaBitForBit() throws Exception {
+        assumeTrue(jaxImportable(), PYTHON + " cannot import jax and jaxlib (pip install jax jaxlib): skipping the XLA comparison");
+        long seed = Long.getLong("tensorbuf.seed", System.nanoTime());
+        System.out.println("RunXlaAgreementTest indexed seed " + seed + " (rerun with -Dtensorbuf.seed=" + seed + ")");
+        Random rnd = new Random(seed);
+        Map<String, Long> bounds = new java.util.HashMap<>();
+        agree(INDEXED_MODULES, seed, rnd, () -> {
+            RandomIndexedModules.Indexed m = RandomIndexedModules.generate(rnd);
+            bounds.clear();
+            bounds.putAll(m.indexBounds());
+            return m.module();
+        }, (p, file) -> {
+            if (bounds.containsKey(p.name())) {
+                writeIndices(file, p, bounds.get(p.name()), rnd);
+            } else {
+                writeRandom(file, p, rnd);
+            }
+        });
+    }
+
+    /** Writes an argument's values to its file. */
+    private interface ArgumentWriter {
+        void write(RandomHloModules.Param p, Path file) throws IOException;
+    }
+
+    /** Runs each module through tensorbuf run and all through XLA, and compares the outputs byte for byte. */
+    private void agree(int count, long seed, Random choice, java.util.function.Supplier<RandomHloModules.Module> next,
+            ArgumentWriter writer) throws Exception {
         List<RandomHloModules.Module> modules = new ArrayList<>();
         Map<String, Integer> coverage = new TreeMap<>();
         StringBuilder manifest = new StringBuilder();
-        for (int k = 0; k < MODULES; k++) {
-            RandomHloModules.Module m = RandomHloModules.generate(rnd);
+        for (int k = 0; k < count; k++) {
+            RandomHloModules.Module m = next.get();
             modules.add(m);
             m.opcodes().forEach((op, n) -> coverage.merge(op, n, Integer::sum));
             coverage.merge("ROOT " + m.rootType(), 1, Integer::sum);
@@ -63,8 +102,8 @@ class RunXlaAgreementTest {
             for (int p = 0; p < m.params().size(); p++) {
                 RandomHloModules.Param param = m.params().get(p);
                 Path arg = dir.resolve("m" + k + "_" + param.name() + ".npy");
-                writeRandom(arg, param, rnd);
-                cli.addAll(List.of("--arg", (rnd.nextBoolean() ? param.name() : Integer.toString(p)) + "=" + arg));
+                writer.write(param, arg);
+                cli.addAll(List.of("--arg", (choice.nextBoolean() ? param.name() : Integer.toString(p)) + "=" + arg));
                 manifest.append('\t').append(arg);
             }
             manifest.append('\n');
@@ -72,23 +111,53 @@ class RunXlaAgreementTest {
             assertEquals(0, r.code(), () -> "tensorbuf run failed on module " + m.text() + r.err());
         }
         System.out.println("RunXlaAgreementTest opcodes " + coverage);
-        Path manifestFile = dir.resolve("manifest.tsv");
-        Files.writeString(manifestFile, manifest.toString());
+        List<String> lines = manifest.toString().lines().toList();
+        java.util.Set<Integer> aborted = new java.util.TreeSet<>();
         long start = System.nanoTime();
-        String errors = runPython(List.of(script().toString(), manifestFile.toString()));
-        System.out.printf("RunXlaAgreementTest: XLA ran %d modules in %.1f s%n", MODULES, (System.nanoTime() - start) / 1e9);
-        if (!errors.isEmpty()) {
-            // A crash of XLA itself leaves no line of its own: name the module it stopped at.
-            int stopped = 0;
-            while (stopped < MODULES && Files.exists(dir.resolve("xla" + stopped + ".npy"))) {
+        for (int from = 0; from < modules.size(); ) {
+            Path manifestFile = dir.resolve("manifest" + from + ".tsv");
+            Files.writeString(manifestFile, String.join("\n", lines.subList(from, lines.size())) + "\n");
+            String errors = runPython(List.of(script().toString(), manifestFile.toString()));
+            int stopped = from;
+            while (stopped < modules.size() && Files.exists(dir.resolve("xla" + stopped + ".npy"))) {
                 stopped++;
             }
+            if (errors.isEmpty()) {
+                break;
+            }
+            // XLA's own check failures abort the process (seed 1171: its simplifier sinks a reverse
+            // through a reduce of a concatenation that it made a map). That module says nothing
+            // about run: it is named and left out, and XLA goes on from the next.
+            if (stopped < modules.size() && errors.contains("Check failure stack trace")) {
+                System.out.println("RunXlaAgreementTest: XLA aborted on module " + stopped + " (seed " + seed + "), left out: "
+                        + errors.lines().filter(l -> l.startsWith("F")).findFirst().orElse("") + "\n" + modules.get(stopped).text());
+                aborted.add(stopped);
+                from = stopped + 1;
+                continue;
+            }
             fail("XLA could not run some modules (seed " + seed + "):\n" + errors
-                    + (stopped < MODULES ? "\nno result from module " + stopped + ":\n" + modules.get(stopped).text() : ""));
+                    + (stopped < modules.size() ? "\nno result from module " + stopped + ":\n" + modules.get(stopped).text() : ""));
         }
-        for (int k = 0; k < MODULES; k++) {
-            compare(modules.get(k), ours(k, modules.get(k)), dir.resolve("xla" + k + ".npy"), seed);
+        System.out.printf("RunXlaAgreementTest: XLA ran %d modules in %.1f s%n", modules.size() - aborted.size(),
+                (System.nanoTime() - start) / 1e9);
+        assertTrue(aborted.size() <= Math.max(1, modules.size() / 100), () -> "XLA aborted on modules " + aborted + " (seed " + seed + ")");
+        // Every module is compared, so that one run names all the modules that differ.
+        List<Integer> differ = new ArrayList<>();
+        StringBuilder first = new StringBuilder();
+        for (int k = 0; k < modules.size(); k++) {
+            if (!aborted.contains(k)) {
+                try {
+                    compare(modules.get(k), ours(k, modules.get(k)), dir.resolve("xla" + k + ".npy"), seed);
+                } catch (AssertionError e) {
+                    differ.add(k);
+                    if (differ.size() <= 3) {
+                        first.append("module ").append(k).append(": ").append(e.getMessage()).append('\n');
+                    }
+                }
+            }
         }
+        assertTrue(differ.isEmpty(), () -> differ.size() + " of " + modules.size() + " modules differ from XLA (seed " + seed
+                + "): " + differ + "; the first:\n" + first);
     }
 
     /**
@@ -329,7 +398,19 @@ class RunXlaAgreementTest {
         return true;
     }
 
-    private static void writeRandom(Path file, RandomHloModules.Param p, Random rnd) throws IOException {
+    /** Writes index values from -2 (0 unsigned) to {@code bound + 2}: in range mostly, past both ends at times. */
+    static void writeIndices(Path file, RandomHloModules.Param p, long bound, Random rnd) throws IOException {
+        long n = Arrays.stream(p.dims()).reduce(1, Math::multiplyExact);
+        MemorySegment bytes = Arena.ofAuto().allocate(Math.max(1, n * p.dtype().byteWidth())).asSlice(0, n * p.dtype().byteWidth());
+        ElementAccess e = ElementAccess.of(p.dtype());
+        long low = p.dtype().kind() == DType.Kind.UNSIGNED ? 0 : -2;
+        for (long i = 0; i < n; i++) {
+            e.setLong(bytes, i, low + rnd.nextLong(bound + 3 - low));
+        }
+        Npy.write(file, new DenseTensor(p.dtype(), Arrays.stream(p.dims()).boxed().toList(), bytes));
+    }
+
+    static void writeRandom(Path file, RandomHloModules.Param p, Random rnd) throws IOException {
         long n = Arrays.stream(p.dims()).reduce(1, Math::multiplyExact);
         MemorySegment bytes = Arena.ofAuto().allocate(Math.max(1, n * p.dtype().byteWidth())).asSlice(0, n * p.dtype().byteWidth());
         ElementAccess e = ElementAccess.of(p.dtype());

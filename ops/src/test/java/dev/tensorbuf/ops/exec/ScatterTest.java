@@ -143,6 +143,55 @@ class ScatterTest {
         }
     }
 
+    /**
+     * Windows that overlap land update by update, though the window dim comes first in the
+     * updates: [0, 4) then [1, 5) keeps the second window's values where they meet, as jax 0.10.2
+     * does (element by element in the updates' order would keep the first's 2, 3 and 4). The sum
+     * of f32 windows adds in that order too: 1e8 + 1 + -1e8 is 0, 1e8 + -1e8 + 1 would be 1.
+     */
+    @Test
+    void overlappingWindowsLandUpdateByUpdateWhateverTheUpdatesDimOrder() {
+        String assign = """
+                HloModule m
+                upd {
+                  a = s32[] parameter(0)
+                  ROOT b = s32[] parameter(1)
+                }
+                ENTRY e {
+                  x = s32[5]{0} parameter(0)
+                  i = s32[2,1]{1,0} parameter(1)
+                  u = s32[4,2]{1,0} parameter(2)
+                  ROOT s = s32[5]{0} scatter(x, i, u), update_window_dims={0}, inserted_window_dims={},
+                    scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=upd
+                }
+                """;
+        TensorView x = TensorView.of(arena.allocate(20), "s32[5]");
+        TensorElements.of(x).copyFrom(new int[5]);
+        TensorView i = TensorView.of(arena.allocate(8), "s32[2,1]");
+        TensorElements.of(i).copyFrom(new int[] {0, 1});
+        TensorView u = TensorView.of(arena.allocate(32), "s32[4,2]");
+        TensorElements.of(u).copyFrom(new int[] {1, 10, 2, 20, 3, 30, 4, 40});
+        try (Execution e = HloExecutor.execute(assign, Map.of("0", x, "1", i, "2", u))) {
+            assertArrayEquals(new int[] {1, 10, 20, 30, 40}, TensorElements.of(e.rowMajor()).toIntArray());
+        }
+        String add = assign.replace("s32", "f32").replace("ROOT b = f32[] parameter(1)", "b = f32[] parameter(1)\n  ROOT r = f32[] add(a, b)")
+                .replace("f32[2,1]", "s32[2,1]").replace("f32[4,2]", "f32[2,3]").replace("update_window_dims={0}", "update_window_dims={1}");
+        // Updates [2,3] with the window dim last, against [3,2] with it first: both give one order.
+        TensorView xf = TensorView.of(arena.allocate(20), "f32[5]");
+        TensorElements.of(xf).copyFrom(new float[] {0, 1e8f, 0, 0, 0});
+        TensorView uf = TensorView.of(arena.allocate(24), "f32[2,3]");
+        TensorElements.of(uf).copyFrom(new float[] {0, 1, 0, -1e8f, 0, 0});
+        try (Execution e = HloExecutor.execute(add, Map.of("0", xf, "1", i, "2", uf))) {
+            assertArrayEquals(new float[] {0, 0, 0, 0, 0}, TensorElements.of(e.rowMajor()).toFloatArray());
+        }
+        String addWindowFirst = add.replace("f32[2,3]", "f32[3,2]").replace("update_window_dims={1}", "update_window_dims={0}");
+        TensorView ut = TensorView.of(arena.allocate(24), "f32[3,2]");
+        TensorElements.of(ut).copyFrom(new float[] {0, -1e8f, 1, 0, 0, 0});
+        try (Execution e = HloExecutor.execute(addWindowFirst, Map.of("0", xf, "1", i, "2", ut))) {
+            assertArrayEquals(new float[] {0, 0, 0, 0, 0}, TensorElements.of(e.rowMajor()).toFloatArray());
+        }
+    }
+
     @Test
     void anUpdateComputationThatIsNoOneOpIsRefusedNamingIt() {
         String text = module("f32", "add", 2, 2, 1, 1).replace("ROOT r = f32[] add(a, b)", "s = f32[] add(a, b)\n  ROOT r = f32[] negate(s)");

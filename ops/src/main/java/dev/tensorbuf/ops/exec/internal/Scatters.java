@@ -17,8 +17,9 @@ import java.util.Set;
 /**
  * XLA's {@code scatter} of one operand ({@code x.at[i].set(v)}, {@code .add}, {@code .max},
  * {@code .min}, {@code .mul}, one-hot by scatter; batching dims too, as {@code vmap} writes them): the operand copied into new memory, then each
- * update combined into the element it lands on, in the updates' row-major order, as XLA's CPU
- * loop applies them, so that a repeated index sees the updates before it. A window whose start
+ * update combined into the element it lands on, update by update (row-major over the scatter
+ * dims, each window's elements within, whatever the order of the updates' dims), as XLA's CPU
+ * loop applies them, so that a repeated index or an overlapping window sees the updates before it. A window whose start
  * puts any of it outside the operand is skipped whole, as XLA skips it (jax's default
  * {@code mode='drop'}). Updates go a chunk at a time through {@link Pointwise}'s evaluator with
  * XLA's semantics (denormals flushed in f32 and f64 arithmetic); a chunk ends where an element
@@ -184,11 +185,17 @@ public final class Scatters {
         long[] u = new long[urank];
         long[] i = new long[indices.rank()];
         long n = updates.elementCount();
+        // XLA moves the updates' scatter dims ahead of their window dims: where windows overlap,
+        // the later update is combined last (jax 0.10.2: assigning windows [0, 4) and [1, 5) of
+        // one row keeps the second's values, with the window dim first in the updates too).
+        int[] order = new int[urank];
+        System.arraycopy(scatterDims, 0, order, 0, scatterDims.length);
+        System.arraycopy(windowDims, 0, order, scatterDims.length, windowDims.length);
         for (long e = 0; e < n; e++) {
             long rest = e;
-            for (int d = urank - 1; d >= 0; d--) {
-                long size = updates.dims().get(d);
-                u[d] = rest % size;
+            for (int k = urank - 1; k >= 0; k--) {
+                long size = updates.dims().get(order[k]);
+                u[order[k]] = rest % size;
                 rest /= size;
             }
             long[] at = new long[rank];
