@@ -1930,6 +1930,45 @@ class HloExecutorTest {
     }
 
     /**
+     * A broadcast that only adds a dim of one is a reshape to XLA: p[..., None] * 1.6875 - q is one
+     * fused multiply-add, the new dim last or between (jax 0.10.2, f32[4,3,4] to [4,3,4,1] and
+     * [4,3,1,4]; seed 1172 rounded the product first). Broadcast along a dim of two, the product
+     * is rounded first, as before.
+     */
+    @Test
+    void aProductOfAValueGivenADimOfOneByABroadcastContracts() {
+        float[] p = gaussians(1172, 48);
+        float[] q1 = gaussians(1173, 48);
+        float[] q2 = gaussians(1174, 96);
+        float k = 1.6875f;
+        for (String dims : List.of("[4,3,4,1] broadcast(p), dimensions={0,1,2}", "[4,3,1,4] broadcast(p), dimensions={0,1,3}")) {
+            String shape = dims.substring(0, dims.indexOf(']') + 1);
+            float[] fused = new float[48];
+            boolean tells = false;
+            for (int i = 0; i < 48; i++) {
+                fused[i] = Math.fma(p[i], k, -q1[i]);
+                tells |= fused[i] != p[i] * k - q1[i];
+            }
+            assertTrue(tells, "the values tell a fused multiply-add from two roundings");
+            assertArrayEquals(fused, runF32(module("p0 = f32[48]{0} parameter(0)", "p = f32[4,3,4]{2,1,0} reshape(p0)",
+                    "q0 = f32[48]{0} parameter(1)", "q = f32" + shape + " reshape(q0)", "v = f32" + dims, "k = f32[] constant(1.6875)", "kb = f32" + shape + " broadcast(k), dimensions={}",
+                    "m = f32" + shape + " multiply(v, kb)", "ROOT d = f32" + shape + " subtract(m, q)"), p, q1), dims);
+        }
+        float[] rounded = new float[96];
+        boolean differs = false;
+        for (int i = 0; i < 96; i++) {
+            rounded[i] = p[i / 2] * k - q2[i];
+            differs |= rounded[i] != Math.fma(p[i / 2], k, -q2[i]);
+        }
+        assertTrue(differs, "the values tell a fused multiply-add from two roundings");
+        assertArrayEquals(rounded, runF32(module("p0 = f32[48]{0} parameter(0)", "p = f32[4,3,4]{2,1,0} reshape(p0)",
+                "q0 = f32[96]{0} parameter(1)", "q = f32[4,3,4,2]{3,2,1,0} reshape(q0)",
+                "v = f32[4,3,4,2] broadcast(p), dimensions={0,1,2}", "k = f32[] constant(1.6875)",
+                "kb = f32[4,3,4,2] broadcast(k), dimensions={}", "m = f32[4,3,4,2] multiply(v, kb)",
+                "ROOT d = f32[4,3,4,2] subtract(m, q)"), p, q2));
+    }
+
+    /**
      * XLA moves a broadcast below an op of it and broadcast scalars, values too, and an add of
      * broadcasts along the same dims below the add (jax 0.10.2, f32, [2,64] from p, q, t of [64]
      * and a scalar s): s * p + x is a product of a broadcast, rounded before the add, and x / (s *
