@@ -13,7 +13,8 @@ import java.util.stream.IntStream;
 
 /**
  * Random valid HLO modules of the ops whose positions come from values: a {@code gather}, a
- * {@code scatter} or a {@code dynamic-update-slice}, with random dimension numbers (batching dims,
+ * {@code scatter}, a {@code dynamic-update-slice}, a stable {@code sort} or a {@code topk} (see
+ * {@link #sort}); the first three with random dimension numbers (batching dims,
  * collapsed and inserted dims, the index vector anywhere or implied, slices of size 0), index types
  * and index values a little past both ends of the dims (clamped by a gather and a
  * dynamic-update-slice, a scatter's window skipped), at times more index rows than a gather keeps
@@ -39,6 +40,7 @@ final class RandomIndexedModules {
     private final Map<String, Long> bounds = new TreeMap<>();
     private final Map<String, Integer> opcodes = new TreeMap<>();
     private String computations = "";
+    private DType resultType;
 
     private RandomIndexedModules(Random rnd) {
         this.rnd = rnd;
@@ -58,11 +60,14 @@ final class RandomIndexedModules {
         String operand = operand(t, dims);
         DType indexType = INDEX_TYPES.get(rnd.nextInt(INDEX_TYPES.size()));
         long maxDim = Arrays.stream(dims).max().orElse(1);
-        long[] out = switch (rnd.nextInt(3)) {
+        resultType = t;
+        long[] out = switch (rnd.nextInt(4)) {
             case 0 -> gather(t, operand, dims, indexType, maxDim);
             case 1 -> scatter(t, operand, dims, indexType, maxDim);
+            case 2 -> t == DType.C64 || t == DType.PRED ? updateSlice(t, operand, dims, indexType) : sort(t, operand, dims);
             default -> updateSlice(t, operand, dims, indexType);
         };
+        t = resultType;
         String root = "r";
         if (out.length > 0 && rnd.nextInt(3) == 0) {
             // A view of the result: a reverse, or a slice from the second element on.
@@ -182,10 +187,7 @@ final class RandomIndexedModules {
     private long[] gather(DType t, String operand, long[] dims, DType indexType, long maxDim) {
         int rank = dims.length;
         int[] batching = batchingDims(rank);
-        List<Integer> rest = notIn(rank, batching);
-        List<Integer> indexed = new ArrayList<>(rest);
-        Collections.shuffle(indexed, rnd);
-        indexed = indexed.subList(0, rnd.nextInt(rest.size() + 1));
+        List<Integer> indexed = indexedDims(rank, batching);
         List<Integer> collapsed = new ArrayList<>();
         long[] sizes = new long[rank];
         for (int i = 0; i < rank; i++) {
@@ -226,10 +228,7 @@ final class RandomIndexedModules {
     private long[] scatter(DType t, String operand, long[] dims, DType indexType, long maxDim) {
         int rank = dims.length;
         int[] batching = batchingDims(rank);
-        List<Integer> rest = notIn(rank, batching);
-        List<Integer> indexed = new ArrayList<>(rest);
-        Collections.shuffle(indexed, rnd);
-        indexed = indexed.subList(0, rnd.nextInt(rest.size() + 1));
+        List<Integer> indexed = indexedDims(rank, batching);
         List<Integer> inserted = new ArrayList<>();
         List<Integer> window = new ArrayList<>();
         List<Long> windowSizes = new ArrayList<>();
@@ -265,6 +264,98 @@ final class RandomIndexedModules {
         line("r", t, dims, null, rhs);
         count("scatter");
         return dims;
+    }
+
+    /**
+     * A stable sort along a random dim of the operand and up to two more of other types, by one
+     * key or two in jax's lexicographic chain, ascending or descending, floats compared in total
+     * order as they are or as jax maps them (NaNs to one NaN, -0 to +0); or a {@code topk} along
+     * the last dim. The result is one of the outputs.
+     */
+    private long[] sort(DType t, String operand, long[] dims) {
+        int rank = dims.length;
+        if (rnd.nextInt(4) == 0) {
+            long k = 1 + rnd.nextInt((int) dims[rank - 1]);
+            long[] out = dims.clone();
+            out[rank - 1] = k;
+            boolean values = rnd.nextBoolean();
+            entry.append("  tk = (").append(RandomHloModules.shape(t, out)).append(", ").append(RandomHloModules.shape(DType.S32, out))
+                    .append(") topk(").append(operand).append("), k=").append(k).append(", largest=").append(rnd.nextBoolean()).append('\n');
+            resultType = values ? t : DType.S32;
+            line("r", resultType, out, null, "get-tuple-element(tk), index=" + (values ? 0 : 1));
+            count("topk");
+            return out;
+        }
+        List<String> names = new ArrayList<>(List.of(operand));
+        List<DType> types = new ArrayList<>(List.of(t));
+        int extra = rnd.nextInt(3);
+        for (int i = 1; i <= extra; i++) {
+            DType u = VALUE_TYPES.get(rnd.nextInt(VALUE_TYPES.size() - 1));   // not c64, which run does not sort
+            param("w" + i, u, dims);   // not "s1", which XLA reads as a type
+            names.add("w" + i);
+            types.add(u);
+        }
+        List<Integer> keyable = IntStream.range(0, types.size())
+                .filter(i -> types.get(i) != DType.C64 && types.get(i) != DType.PRED).boxed().collect(Collectors.toList());
+        Collections.shuffle(keyable, rnd);
+        List<Integer> keys = keyable.subList(0, Math.min(keyable.size(), 1 + rnd.nextInt(2)));
+        StringBuilder c = new StringBuilder("order {\n");
+        for (int i = 0; i < types.size(); i++) {
+            String s1 = types.get(i).xlaName() + "[]";
+            c.append("  a").append(i).append(" = ").append(s1).append(" parameter(").append(2 * i).append(")\n");
+            c.append("  b").append(i).append(" = ").append(s1).append(" parameter(").append(2 * i + 1).append(")\n");
+        }
+        for (int j = 0; j < keys.size(); j++) {
+            int k = keys.get(j);
+            DType kt = types.get(k);
+            String kind = kt.kind() == DType.Kind.FLOAT ? "TOTALORDER" : kt.kind() == DType.Kind.UNSIGNED ? "UNSIGNED" : "SIGNED";
+            String a = "a" + k;
+            String b = "b" + k;
+            if (kt.kind() == DType.Kind.FLOAT && rnd.nextBoolean()) {
+                a = canonical(c, kt, a, j);
+                b = canonical(c, kt, b, j);
+            }
+            String dir = rnd.nextBoolean() ? "LT" : "GT";
+            c.append(keys.size() == 1 ? "  ROOT k" : "  k").append(j).append(" = pred[] compare(").append(a).append(", ").append(b)
+                    .append("), direction=").append(dir).append(", type=").append(kind).append('\n');
+            if (j == 0 && keys.size() > 1) {
+                c.append("  e0 = pred[] compare(").append(a).append(", ").append(b).append("), direction=EQ, type=").append(kind).append('\n');
+            }
+        }
+        if (keys.size() > 1) {
+            c.append("  t1 = pred[] and(e0, k1)\n  ROOT o = pred[] or(k0, t1)\n");
+        }
+        computations += c.append("}\n\n");
+        int d = rnd.nextInt(rank);
+        StringBuilder tuple = new StringBuilder("(");
+        for (int i = 0; i < types.size(); i++) {
+            tuple.append(i == 0 ? "" : ", ").append(RandomHloModules.shape(types.get(i), dims));
+        }
+        tuple.append(')');
+        String rhs = "sort(" + String.join(", ", names) + "), dimensions={" + d + "}, is_stable=true, to_apply=order";
+        if (types.size() == 1) {
+            line("r", t, dims, null, rhs);
+        } else {
+            entry.append("  st = ").append(tuple).append(' ').append(rhs).append('\n');
+            int pick = rnd.nextInt(types.size());
+            resultType = types.get(pick);
+            line("r", resultType, dims, null, "get-tuple-element(st), index=" + pick);
+        }
+        count("sort");
+        return dims;
+    }
+
+    /** {@return the name of {@code x} as jax compares a float: every NaN one NaN, -0 as +0} */
+    private static String canonical(StringBuilder c, DType t, String x, int key) {
+        String s = t.xlaName() + "[]";
+        String p = x + "c" + key;
+        c.append("  ").append(p).append("n = pred[] compare(").append(x).append(", ").append(x).append("), direction=NE\n");
+        c.append("  ").append(p).append("nan = ").append(s).append(" constant(nan)\n");
+        c.append("  ").append(p).append("z = ").append(s).append(" constant(0)\n");
+        c.append("  ").append(p).append("e = pred[] compare(").append(x).append(", ").append(p).append("z), direction=EQ\n");
+        c.append("  ").append(p).append("s = ").append(s).append(" select(").append(p).append("e, ").append(p).append("z, ").append(x).append(")\n");
+        c.append("  ").append(p).append(" = ").append(s).append(" select(").append(p).append("n, ").append(p).append("nan, ").append(p).append("s)\n");
+        return p;
     }
 
     /** {@return the name of a scalar computation that combines an old value with an update} */
@@ -305,6 +396,14 @@ final class RandomIndexedModules {
         line("r", t, dims, null, "dynamic-update-slice(" + operand + ", u, " + String.join(", ", starts) + ")");
         count("dynamic-update-slice");
         return dims;
+    }
+
+    /** {@return operand dims an index vector addresses, in a random order: some of those not batching} */
+    private List<Integer> indexedDims(int rank, int[] batching) {
+        List<Integer> rest = notIn(rank, batching);
+        List<Integer> indexed = new ArrayList<>(rest);
+        Collections.shuffle(indexed, rnd);
+        return indexed.subList(0, rnd.nextInt(rest.size() + 1));
     }
 
     private int[] batchingDims(int rank) {

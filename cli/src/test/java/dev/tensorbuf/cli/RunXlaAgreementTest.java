@@ -31,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code tensorbuf run} against XLA itself: random data-movement modules, and random gathers,
- * scatters and dynamic-update-slices, run through our CLI and through jaxlib's CPU client
+ * scatters, dynamic-update-slices and sorts, run through our CLI and through jaxlib's CPU client
  * (xla_run.py), and the outputs must be identical byte for byte.
  * Needs Python (system property {@code tensorbuf.python}, default {@code python3}) with jax and
  * jaxlib; skipped with the reason otherwise. Seed: {@code -Dtensorbuf.seed=N}.
@@ -47,22 +47,21 @@ class RunXlaAgreementTest {
     @Test
     void randomDataMovementModulesMatchXlaBitForBit() throws Exception {
         assumeTrue(jaxImportable(), PYTHON + " cannot import jax and jaxlib (pip install jax jaxlib): skipping the XLA comparison");
-        long seed = Long.getLong("tensorbuf.seed", System.nanoTime());
-        System.out.println("RunXlaAgreementTest seed " + seed + " (rerun with -Dtensorbuf.seed=" + seed + ")");
+        long seed = seed("");
         Random rnd = new Random(seed);
         agree(MODULES, seed, rnd, () -> RandomHloModules.generate(rnd), (p, file) -> writeRandom(file, p, rnd));
     }
 
     /**
-     * Gathers, scatters and dynamic-update-slices of random dimension numbers (RandomIndexedModules),
-     * their index values near the dims and past both ends, against XLA bit for bit. Seed:
+     * Gathers, scatters and dynamic-update-slices of random dimension numbers, their index values
+     * near the dims and past both ends, and sorts and top-k by random keys (RandomIndexedModules),
+     * against XLA bit for bit. Seed:
      * {@code -Dtensorbuf.seed=N}; count: {@code -Dtensorbuf.indexedModules=N}.
      */
     @Test
     void randomIndexedModulesMatchXlaBitForBit() throws Exception {
         assumeTrue(jaxImportable(), PYTHON + " cannot import jax and jaxlib (pip install jax jaxlib): skipping the XLA comparison");
-        long seed = Long.getLong("tensorbuf.seed", System.nanoTime());
-        System.out.println("RunXlaAgreementTest indexed seed " + seed + " (rerun with -Dtensorbuf.seed=" + seed + ")");
+        long seed = seed("indexed ");
         Random rnd = new Random(seed);
         Map<String, Long> bounds = new java.util.HashMap<>();
         agree(INDEXED_MODULES, seed, rnd, () -> {
@@ -77,6 +76,13 @@ class RunXlaAgreementTest {
                 writeRandom(file, p, rnd);
             }
         });
+    }
+
+    /** {@return the seed, {@code -Dtensorbuf.seed} or the clock's, printed so that a run can be repeated} */
+    private static long seed(String what) {
+        long seed = Long.getLong("tensorbuf.seed", System.nanoTime());
+        System.out.println("RunXlaAgreementTest " + what + "seed " + seed + " (rerun with -Dtensorbuf.seed=" + seed + ")");
+        return seed;
     }
 
     /** Writes an argument's values to its file. */
