@@ -977,7 +977,7 @@ final class RandomHloModules {
         return t.xlaName() + "[" + join(Arrays.stream(dims).boxed().toList()) + "]";
     }
 
-    private static String join(List<? extends Number> values) {
+    static String join(List<? extends Number> values) {
         return values.stream().map(String::valueOf).collect(Collectors.joining(","));
     }
 }

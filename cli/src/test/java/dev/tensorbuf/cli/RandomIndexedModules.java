@@ -105,18 +105,7 @@ final class RandomIndexedModules {
      */
     private String operand(DType t, long[] dims) {
         switch (rnd.nextInt(6)) {
-            case 0 -> {
-                List<Integer> perm = shuffled(dims.length);
-                long[] stored = new long[dims.length];
-                int[] back = new int[dims.length];
-                for (int i = 0; i < dims.length; i++) {
-                    stored[i] = dims[perm.get(i)];
-                    back[perm.get(i)] = i;
-                }
-                param("p0", t, stored);
-                line("x", t, dims, null, "transpose(p0), dimensions={" + join(IntStream.of(back).boxed().toList()) + "}");
-                count("transpose");
-            }
+            case 0 -> transposeOf("p0", "x", t, dims, stored -> param("p0", t, stored));
             case 1 -> {
                 param("p0", t, dims);
                 line("x", t, dims, null, "reverse(p0), dimensions={" + join(sortedSubset(dims.length, 1 + rnd.nextInt(dims.length))) + "}");
@@ -428,6 +417,14 @@ final class RandomIndexedModules {
             indexParam(name, t, dims, bound);
             return name;
         }
+        return transposeOf(name, "t" + name, t, dims, stored -> indexParam(name, t, stored, bound));
+    }
+
+    /**
+     * {@return {@code name}, a transpose to {@code dims} of the parameter {@code param}, which
+     * {@code declare} declares with its dims in a random order}
+     */
+    private String transposeOf(String param, String name, DType t, long[] dims, java.util.function.Consumer<long[]> declare) {
         List<Integer> perm = shuffled(dims.length);
         long[] stored = new long[dims.length];
         int[] back = new int[dims.length];
@@ -435,10 +432,10 @@ final class RandomIndexedModules {
             stored[i] = dims[perm.get(i)];
             back[perm.get(i)] = i;
         }
-        indexParam(name, t, stored, bound);
-        line("t" + name, t, dims, null, "transpose(" + name + "), dimensions={" + join(IntStream.of(back).boxed().toList()) + "}");
+        declare.accept(stored);
+        line(name, t, dims, null, "transpose(" + param + "), dimensions={" + join(IntStream.of(back).boxed().toList()) + "}");
         count("transpose");
-        return "t" + name;
+        return name;
     }
 
     private void indexParam(String name, DType t, long[] dims, long bound) {
@@ -483,6 +480,6 @@ final class RandomIndexedModules {
     }
 
     private static String join(List<? extends Number> values) {
-        return values.stream().map(String::valueOf).collect(Collectors.joining(","));
+        return RandomHloModules.join(values);
     }
 }

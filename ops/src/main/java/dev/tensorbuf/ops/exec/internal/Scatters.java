@@ -16,11 +16,12 @@ import java.util.Set;
 
 /**
  * XLA's {@code scatter} of one operand ({@code x.at[i].set(v)}, {@code .add}, {@code .max},
- * {@code .min}, {@code .mul}, one-hot by scatter; batching dims too, as {@code vmap} writes them): the operand copied into new memory, then each
- * update combined into the element it lands on, update by update (row-major over the scatter
- * dims, each window's elements within, whatever the order of the updates' dims), as XLA's CPU
- * loop applies them, so that a repeated index or an overlapping window sees the updates before it. A window whose start
- * puts any of it outside the operand is skipped whole, as XLA skips it (jax's default
+ * {@code .min}, {@code .mul}, one-hot by scatter; batching dims too, as {@code vmap} writes
+ * them): the operand copied into new memory, then each update combined into the element it lands
+ * on, update by update (row-major over the scatter dims, each window's elements within, whatever
+ * the order of the updates' dims), as XLA's CPU loop applies them, so that a repeated index or an
+ * overlapping window sees the updates before it. A window whose start puts any of it outside the
+ * operand is skipped whole, as XLA skips it (jax's default
  * {@code mode='drop'}). Updates go a chunk at a time through {@link Pointwise}'s evaluator with
  * XLA's semantics (denormals flushed in f32 and f64 arithmetic); a chunk ends where an element
  * repeats, so that the order holds.
