@@ -39,6 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
 class RunXlaAgreementTest {
     private static final int MODULES = Integer.getInteger("tensorbuf.runModules", 40);
     private static final int INDEXED_MODULES = Integer.getInteger("tensorbuf.indexedModules", 40);
+    private static final int CONTROL_MODULES = Integer.getInteger("tensorbuf.controlModules", 40);
     private static final String PYTHON = System.getProperty("tensorbuf.python", "python3");
 
     @TempDir
@@ -76,6 +77,19 @@ class RunXlaAgreementTest {
                 writeRandom(file, p, rnd);
             }
         });
+    }
+
+    /**
+     * Loops, conditionals and calls nested up to two deep (RandomControlFlowModules), with data
+     * moved by their counters and elementwise ops within and around them, against XLA bit for bit.
+     * Seed: {@code -Dtensorbuf.seed=N}; count: {@code -Dtensorbuf.controlModules=N}.
+     */
+    @Test
+    void randomControlFlowModulesMatchXlaBitForBit() throws Exception {
+        assumeTrue(jaxImportable(), PYTHON + " cannot import jax and jaxlib (pip install jax jaxlib): skipping the XLA comparison");
+        long seed = seed("control flow ");
+        Random rnd = new Random(seed);
+        agree(CONTROL_MODULES, seed, rnd, () -> RandomControlFlowModules.generate(rnd), (p, file) -> writeRandom(file, p, rnd));
     }
 
     /** {@return the seed, {@code -Dtensorbuf.seed} or the clock's, printed so that a run can be repeated} */

@@ -196,6 +196,179 @@ class HloLoopsTest {
         assertArrayEquals(new float[] {4f, 3f, 2f, 1f}, floats(byIndex, Map.of("0", x, "1", scalar(-1f))));
     }
 
+    /**
+     * A conditional chosen at run time is an edge elementwise work does not cross: a product in a
+     * branch is rounded before the sum after the conditional, and a product before it before the
+     * sum in the branch (XLA's CPU code, jax 0.10; RunXlaAgreementTest's control-flow seed 3). A
+     * selector XLA knows makes its simplifier inline the branch, and then the two contract.
+     */
+    @Test
+    void aBranchChosenAtRunTimeRoundsItsProductsAtItsEdges() {
+        String out = """
+                HloModule m
+                keep {
+                  a = f32[4]{0} parameter(0)
+                  ROOT t = (f32[4]{0}, f32[4]{0}) tuple(a, a)
+                }
+                square {
+                  a = f32[4]{0} parameter(0)
+                  m = f32[4]{0} multiply(a, a)
+                  ROOT t = (f32[4]{0}, f32[4]{0}) tuple(m, a)
+                }
+                ENTRY e {
+                  x = f32[4]{0} parameter(0)
+                  y = f32[4]{0} parameter(1)
+                  s = s32[] SELECTOR
+                  c = (f32[4]{0}, f32[4]{0}) conditional(s, x, x), branch_computations={keep, square}
+                  g = f32[4]{0} get-tuple-element(c), index=0
+                  ROOT r = f32[4]{0} add(g, y)
+                }
+                """;
+        String in = """
+                HloModule m
+                keep {
+                  t = (f32[4]{0}, f32[4]{0}) parameter(0)
+                  ROOT a = f32[4]{0} get-tuple-element(t), index=1
+                }
+                sum {
+                  t = (f32[4]{0}, f32[4]{0}) parameter(0)
+                  a = f32[4]{0} get-tuple-element(t), index=0
+                  b = f32[4]{0} get-tuple-element(t), index=1
+                  ROOT r = f32[4]{0} add(a, b)
+                }
+                ENTRY e {
+                  x = f32[4]{0} parameter(0)
+                  y = f32[4]{0} parameter(1)
+                  s = s32[] SELECTOR
+                  m = f32[4]{0} multiply(x, x)
+                  t = (f32[4]{0}, f32[4]{0}) tuple(m, y)
+                  ROOT c = f32[4]{0} conditional(s, t, t), branch_computations={keep, sum}
+                }
+                """;
+        float[] x = {1.1f, -3.3f, 7.7f, 0.3f};
+        float[] y = {-1.21f, 10.89f, -59.29f, -0.09f};
+        float[] rounded = new float[4];
+        float[] fused = new float[4];
+        for (int k = 0; k < 4; k++) {
+            rounded[k] = x[k] * x[k] + y[k];
+            fused[k] = Math.fma(x[k], x[k], y[k]);
+            assertTrue(rounded[k] != fused[k], "the values tell a fused multiply-add from two roundings");
+        }
+        for (String text : java.util.List.of(out, in)) {
+            for (int selector : new int[] {1, 5}) {
+                assertArrayEquals(rounded, floats(text.replace("SELECTOR", "parameter(2)"),
+                        Map.of("0", f32(x), "1", f32(y), "2", s32(selector))), text);
+            }
+            assertArrayEquals(fused, floats(text.replace("SELECTOR", "constant(1)"), Map.of("0", f32(x), "1", f32(y))), text);
+        }
+    }
+
+    /**
+     * XLA counts the trips of a loop whose counter starts at a constant and whose condition reads
+     * only the counter: a loop of no trips becomes its initial value and a loop of one its body,
+     * so a product in the body, or before a loop of none, is one multiply-add with a sum after the
+     * loop. A loop it cannot count (a bound from a parameter) keeps its edges: rounded there (jax
+     * 0.10; RunXlaAgreementTest's control-flow modules).
+     */
+    @Test
+    void aLoopXlaCountsToAtMostOneTripFusesAcrossItsEdges() {
+        String text = """
+                HloModule m
+                cond {
+                  c = (s32[], f32[4]{0}, s32[]) parameter(0)
+                  i = s32[] get-tuple-element(c), index=0
+                  n = s32[] BOUND
+                  ROOT lt = pred[] compare(i, n), direction=LT
+                }
+                body {
+                  b = (s32[], f32[4]{0}, s32[]) parameter(0)
+                  i = s32[] get-tuple-element(b), index=0
+                  x = f32[4]{0} get-tuple-element(b), index=1
+                  n = s32[] get-tuple-element(b), index=2
+                  m = f32[4]{0} multiply(x, x)
+                  one = s32[] constant(1)
+                  j = s32[] add(i, one)
+                  ROOT t = (s32[], f32[4]{0}, s32[]) tuple(j, m, n)
+                }
+                ENTRY e {
+                  x = f32[4]{0} parameter(0)
+                  y = f32[4]{0} parameter(1)
+                  n = s32[] parameter(2)
+                  z = s32[] constant(0)
+                  init = f32[4]{0} INIT
+                  t = (s32[], f32[4]{0}, s32[]) tuple(z, init, n)
+                  w = (s32[], f32[4]{0}, s32[]) while(t), condition=cond, body=body
+                  g = f32[4]{0} get-tuple-element(w), index=1
+                  ROOT r = f32[4]{0} add(g, y)
+                }
+                """;
+        float[] x = {1.1f, -3.3f, 7.7f, 0.3f};
+        float[] y = {-1.21f, 10.89f, -59.29f, -0.09f};
+        float[] rounded = new float[4];
+        float[] fused = new float[4];
+        for (int k = 0; k < 4; k++) {
+            rounded[k] = x[k] * x[k] + y[k];
+            fused[k] = Math.fma(x[k], x[k], y[k]);
+        }
+        Map<String, TensorView> one = Map.of("0", f32(x), "1", f32(y), "2", s32(1));
+        Map<String, TensorView> none = Map.of("0", f32(x), "1", f32(y), "2", s32(0));
+        assertArrayEquals(fused, floats(text.replace("BOUND", "constant(1)").replace("INIT", "copy(x)"), one));
+        assertArrayEquals(fused, floats(text.replace("BOUND", "constant(0)").replace("INIT", "multiply(x, x)"), none));
+        // The bound read from the loop's value, which starts as a parameter: not counted.
+        String uncounted = text.replace("n = s32[] BOUND", "n = s32[] get-tuple-element(c), index=2");
+        assertArrayEquals(rounded, floats(uncounted.replace("INIT", "copy(x)"), one));
+        assertArrayEquals(rounded, floats(uncounted.replace("INIT", "multiply(x, x)"), none));
+    }
+
+    /**
+     * Work on values a loop passes on unchanged is loop-invariant, and XLA's code motion computes
+     * it once before the loop: y + w * w in the body, w invariant, rounds w * w before the sum on
+     * every trip, not one multiply-add (jax 0.10).
+     */
+    @Test
+    void loopInvariantWorkIsRoundedBeforeTheBodyReadsIt() {
+        String text = """
+                HloModule m
+                cond {
+                  c = (s32[], f32[4]{0}, f32[4]{0}) parameter(0)
+                  i = s32[] get-tuple-element(c), index=0
+                  n = s32[] constant(3)
+                  ROOT lt = pred[] compare(i, n), direction=LT
+                }
+                body {
+                  b = (s32[], f32[4]{0}, f32[4]{0}) parameter(0)
+                  i = s32[] get-tuple-element(b), index=0
+                  y = f32[4]{0} get-tuple-element(b), index=1
+                  w = f32[4]{0} get-tuple-element(b), index=2
+                  m = f32[4]{0} multiply(w, w)
+                  s = f32[4]{0} add(y, m)
+                  one = s32[] constant(1)
+                  j = s32[] add(i, one)
+                  ROOT t = (s32[], f32[4]{0}, f32[4]{0}) tuple(j, s, w)
+                }
+                ENTRY e {
+                  w = f32[4]{0} parameter(0)
+                  y = f32[4]{0} parameter(1)
+                  z = s32[] constant(0)
+                  t = (s32[], f32[4]{0}, f32[4]{0}) tuple(z, y, w)
+                  l = (s32[], f32[4]{0}, f32[4]{0}) while(t), condition=cond, body=body
+                  ROOT r = f32[4]{0} get-tuple-element(l), index=1
+                }
+                """;
+        float[] w = {1.1f, -3.3f, 7.7f, 0.3f};
+        float[] y = {-1.21f, 10.89f, -59.29f, -0.09f};
+        float[] rounded = y.clone();
+        float[] fused = y.clone();
+        for (int trip = 0; trip < 3; trip++) {
+            for (int k = 0; k < 4; k++) {
+                rounded[k] += w[k] * w[k];
+                fused[k] = Math.fma(w[k], w[k], fused[k]);
+            }
+        }
+        assertTrue(!java.util.Arrays.equals(rounded, fused), "the values tell a fused multiply-add from two roundings");
+        assertArrayEquals(rounded, floats(text, Map.of("0", f32(w), "1", f32(y))));
+    }
+
     @Test
     void aLoopOrBranchOfTheWrongShapeIsRefusedNamingIt() {
         String wrongBody = affineLoop("2").replace("ROOT t = (s32[], f32[4]{0}) tuple(j, y)",
@@ -207,6 +380,12 @@ class HloLoopsTest {
         String countCondition = affineLoop("2").replace("ROOT lt = pred[] compare(i, n), direction=LT", "ROOT lt = s32[] add(i, n)");
         e = assertThrows(IllegalArgumentException.class, () -> floats(countCondition, Map.of("0", f32(1f, 2f, 3f, 4f))));
         assertTrue(e.getMessage().contains("its condition cond returns s32[]: a loop's condition returns pred[]"), e.getMessage());
+    }
+
+    private TensorView s32(int value) {
+        TensorView v = TensorView.of(arena.allocate(4), "s32[]");
+        TensorElements.of(v).setLong(value);
+        return v;
     }
 
     private TensorView scalar(float value) {

@@ -68,6 +68,10 @@ public final class Interpreter {
         }
     }
 
+    /** The loop body this interpreter runs an iteration of, and what XLA hoists out of it ({@link LoopAnalysis#hoisted}). */
+    private String hoistedFrom = "";
+    private Set<String> hoisted = Set.of();
+
     /** Per computation, how many times each instruction is an operand: who may write into a value in place. */
     private final Map<String, Map<String, Integer>> uses = new HashMap<>();
 
@@ -273,6 +277,10 @@ public final class Interpreter {
                     }
                 }
                 v = fused(comp, instr, operands, operandValues);
+                if (!v.isTuple() && comp.name().equals(hoistedFrom) && hoisted.contains(instr.name()) && fusion.isHeld(v.view())) {
+                    v = new Value(fusion.force(v.view(), instr.arrayShape().laidOut(), instr.name()), ExecutedInstruction.Kind.COPY,
+                            true, null, "loop-invariant: XLA computes it before the loop, into memory of its own");
+                }
                 if (!v.isTuple()) {
                     checkResult(instr, v.view());
                     v = boundMap(instr, v);
@@ -553,7 +561,10 @@ public final class Interpreter {
      * arena until it holds {@link #LOOP_GENERATION_BYTES} (or four values, if more); then the value
      * is copied into a fresh one and the old one is released, so a long loop's memory stays bounded
      * while a short one closes no arena per iteration (a shared arena's close stops every thread).
-     * The last value is copied into the run's memory, laid out as the loop's shape says.
+     * The last value is copied into the run's memory, laid out as the loop's shape says. Where
+     * XLA counts the trips to none or one, the loop is what XLA makes of it: its initial value,
+     * or its body inlined; what XLA hoists out of the body ({@link LoopAnalysis}) is evaluated in
+     * memory.
      */
     private Value whileLoop(HloInstruction in, List<Value> operands) {
         HloComputation condition = loopComputation(in, "condition");
@@ -562,9 +573,13 @@ public final class Interpreter {
             throw new IllegalArgumentException("its condition " + condition.name() + " returns " + condition.root().shape()
                     + ": a loop's condition returns pred[]");
         }
+        Value init = operands.getFirst();
+        boolean counted = init.isTuple() && LoopAnalysis.countsTrips(condition, body,
+                k -> k < init.elements().size() && isConstant(init.elements().get(k)));
+        Set<String> invariant = LoopAnalysis.hoisted(body);
         CountingAllocator generation = new CountingAllocator();
         try {
-            Value value = copyOut(operands.getFirst(), in.shape(), fusion, generation, in.name(), "its operand");
+            Value value = copyOut(init, in.shape(), fusion, generation, in.name(), "its operand");
             long valueBytes = generation.bytes;
             long iterations = 0;
             while (true) {
@@ -574,6 +589,8 @@ public final class Interpreter {
                     break;
                 }
                 Interpreter step = new Interpreter(module, lines, arguments, generation);
+                step.hoistedFrom = body.name();
+                step.hoisted = invariant;
                 value = copyOut(step.runOn(body, value), in.shape(), step.fusion, generation, in.name(),
                         "its body " + body.name() + " in iteration " + iterations);
                 iterations++;
@@ -589,12 +606,24 @@ public final class Interpreter {
                     generation = next;
                 }
             }
+            if (counted && iterations <= 1) {
+                // XLA counted the trips: its simplifier made a loop of none its initial value and
+                // inlined the body of a loop of one, so elementwise work fuses across the loop's
+                // edges (jax 0.10: a product in the body and a sum after it are one multiply-add).
+                Value r = iterations == 0 ? init : runOn(body, init);
+                return new Value(null, ExecutedInstruction.Kind.VIEW, false, r.elements(), iterations == 0
+                        ? "a loop XLA counts zero trips of: its initial value" : "a loop XLA counts one trip of: its body, inlined");
+            }
             Value last = copyOut(value, in.shape(), fusion, allocator, in.name(), "its value");
             return new Value(last.view(), ExecutedInstruction.Kind.COPY, !last.isTuple(), last.elements(),
                     "a loop: its body " + body.name() + " ran " + iterations + " time" + (iterations == 1 ? "" : "s"));
         } finally {
             generation.close();
         }
+    }
+
+    private static boolean isConstant(Value v) {
+        return !v.isTuple() && (v.kind() == ExecutedInstruction.Kind.CONSTANT || v.kind() == ExecutedInstruction.Kind.FOLDED);
     }
 
     /** Bytes a loop's iterations allocate from one arena before their value moves to a fresh one. */
@@ -661,7 +690,15 @@ public final class Interpreter {
             throw new IllegalArgumentException("its branch " + branch.name() + " has " + branch.parameterCount()
                     + " parameters: a branch takes one, its operand");
         }
-        Value r = runOn(branch, operands.get(k + 1));
+        // A selector XLA knows (a constant, or folded from constants) makes its simplifier inline
+        // the branch, and elementwise work then fuses across the branch's edges. Else the
+        // conditional stays, and its operand and result are arrays in memory: a product on one
+        // side is rounded before a sum on the other (jax 0.10), not contracted with it.
+        boolean inlined = operands.getFirst().kind() == ExecutedInstruction.Kind.CONSTANT
+                || operands.getFirst().kind() == ExecutedInstruction.Kind.FOLDED;
+        HloInstruction given = comp.instruction(in.operands().get(k + 1));
+        Value r = inlined ? runOn(branch, operands.get(k + 1))
+                : evaluated(runOn(branch, evaluated(operands.get(k + 1), given.shape(), in.name())), in.shape(), in.name());
         String why = "branch " + branch.name() + " chosen (" + (byPred ? at != 0 : Long.toString(at)) + ")";
         if (r.isTuple()) {
             return new Value(null, ExecutedInstruction.Kind.VIEW, false, r.elements(), why);
@@ -669,6 +706,24 @@ public final class Interpreter {
         boolean viewed = r.kind() == ExecutedInstruction.Kind.PARAMETER || branch.root().opcode().equals("parameter");
         return new Value(r.view(), viewed ? ExecutedInstruction.Kind.VIEW : r.kind(),
                 r.inOwnLayout() && branch.root().arrayShape().laidOut().equals(in.arrayShape().laidOut()), null, why);
+    }
+
+    /** {@return {@code v} with its held elementwise work, and its elements', evaluated into memory laid out as {@code shape} says} */
+    private Value evaluated(Value v, dev.tensorbuf.views.XlaShape shape, String user) {
+        if (v.isTuple()) {
+            if (!(shape instanceof dev.tensorbuf.views.XlaShape.Tuple t) || t.elements().size() != v.elements().size()) {
+                return v;
+            }
+            List<Value> elements = new ArrayList<>();
+            for (int k = 0; k < v.elements().size(); k++) {
+                elements.add(evaluated(v.elements().get(k), t.elements().get(k), user));
+            }
+            return new Value(null, v.kind(), false, elements, v.reason());
+        }
+        if (!fusion.isHeld(v.view()) || !(shape instanceof ArrayShape a)) {
+            return v;
+        }
+        return new Value(fusion.force(v.view(), a.laidOut(), user), ExecutedInstruction.Kind.COPY, true, null, v.reason());
     }
 
     /** {@return the computations a conditional chooses from, in order: {@code branch_computations}, or the true and false ones} */

@@ -23,7 +23,13 @@
  *     passes <code>MAX_MAP_CHARS</code> (reshapes of transposes nest floor divisions) is copied
  *     where it stands; <code>while</code> runs its condition and body in nested interpreters, each
  *     value copied out into arenas released a generation at a time (64 MiB), and
- *     <code>conditional</code> the branch its selector chooses</dd>
+ *     <code>conditional</code> the branch its selector chooses, its operand and result evaluated
+ *     at its edges unless XLA folds the selector and inlines the branch</dd>
+ * <dt><code>LoopAnalysis.java</code></dt>
+ * <dd>what XLA knows of a <code>while</code> before it runs: whether it counts the trips (a loop
+ *     of none is then its initial value, of one its body inlined, so work fuses across its edges)
+ *     and which body instructions its loop-invariant code motion hoists (evaluated into memory in
+ *     the body's interpreter)</dd>
  * <dt><code>Scatters.java</code></dt>
  * <dd><code>scatter</code> of one operand (batching dims too): a copy of the operand, each update
  *     combined in the updates' row-major order, as XLA's CPU loop applies them, a chunk of distinct
