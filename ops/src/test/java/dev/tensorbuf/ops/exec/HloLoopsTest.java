@@ -199,8 +199,9 @@ class HloLoopsTest {
     /**
      * A conditional chosen at run time is an edge elementwise work does not cross: a product in a
      * branch is rounded before the sum after the conditional, and a product before it before the
-     * sum in the branch (XLA's CPU code, jax 0.10; RunXlaAgreementTest's control-flow seed 3). A
-     * selector XLA knows makes its simplifier inline the branch, and then the two contract.
+     * sum in the branch (XLA's CPU code, jax 0.10; RunXlaAgreementTest's control-flow seed 3), also
+     * where the selector is index arithmetic of a parameter. A selector XLA knows (a constant)
+     * makes its simplifier inline the branch, and then the two contract.
      */
     @Test
     void aBranchChosenAtRunTimeRoundsItsProductsAtItsEdges() {
@@ -259,6 +260,9 @@ class HloLoopsTest {
                 assertArrayEquals(rounded, floats(text.replace("SELECTOR", "parameter(2)"),
                         Map.of("0", f32(x), "1", f32(y), "2", s32(selector))), text);
             }
+            // Folded when run reads it, but from a parameter: XLA does not know it.
+            String computed = text.replace("s = s32[] SELECTOR", "p = s32[] parameter(2)\n  one = s32[] constant(1)\n  s = s32[] add(p, one)");
+            assertArrayEquals(rounded, floats(computed, Map.of("0", f32(x), "1", f32(y), "2", s32(0))), computed);
             assertArrayEquals(fused, floats(text.replace("SELECTOR", "constant(1)"), Map.of("0", f32(x), "1", f32(y))), text);
         }
     }
@@ -318,6 +322,10 @@ class HloLoopsTest {
         String uncounted = text.replace("n = s32[] BOUND", "n = s32[] get-tuple-element(c), index=2");
         assertArrayEquals(rounded, floats(uncounted.replace("INIT", "copy(x)"), one));
         assertArrayEquals(rounded, floats(uncounted.replace("INIT", "multiply(x, x)"), none));
+        // Inlined, the counter is a constant: x * 1.5 + convert(0) is x * 1.5, its -0 kept.
+        float[] once = floats(affineLoop("1"), Map.of("0", f32(-0f, 1f, -2f, 0.5f)));
+        assertEquals(Float.floatToRawIntBits(-0f), Float.floatToRawIntBits(once[0]));
+        assertArrayEquals(new float[] {-0f, 1.5f, -3f, 0.75f}, once);
     }
 
     /**

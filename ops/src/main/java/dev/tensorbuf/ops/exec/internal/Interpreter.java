@@ -68,6 +68,13 @@ public final class Interpreter {
         }
     }
 
+    /**
+     * The values XLA knows before the program runs: constants, and scalar index arithmetic of
+     * them (in a loop XLA inlines, its initial value's too). Which branch or how many trips
+     * such values choose, XLA decides when it compiles, and inlines what they choose.
+     */
+    private final Set<TensorView> known = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+
     /** The loop body this interpreter runs an iteration of, and what XLA hoists out of it ({@link LoopAnalysis#hoisted}). */
     private String hoistedFrom = "";
     private Set<String> hoisted = Set.of();
@@ -292,6 +299,10 @@ public final class Interpreter {
                 }
             } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
                 throw new IllegalArgumentException(instr.opcode() + " " + where(comp, instr) + ": " + e.getMessage(), e);
+            }
+            if (!v.isTuple() && (instr.opcode().equals("constant")
+                    || v.kind() == ExecutedInstruction.Kind.FOLDED && operands.stream().allMatch(known::contains))) {
+                known.add(v.view());
             }
             values.put(instr.name(), v);
             inProgress.remove(instr.name());
@@ -575,7 +586,7 @@ public final class Interpreter {
         }
         Value init = operands.getFirst();
         boolean counted = init.isTuple() && LoopAnalysis.countsTrips(condition, body,
-                k -> k < init.elements().size() && isConstant(init.elements().get(k)));
+                k -> k < init.elements().size() && !init.elements().get(k).isTuple() && known.contains(init.elements().get(k).view()));
         Set<String> invariant = LoopAnalysis.hoisted(body);
         CountingAllocator generation = new CountingAllocator();
         try {
@@ -610,7 +621,7 @@ public final class Interpreter {
                 // XLA counted the trips: its simplifier made a loop of none its initial value and
                 // inlined the body of a loop of one, so elementwise work fuses across the loop's
                 // edges (jax 0.10: a product in the body and a sum after it are one multiply-add).
-                Value r = iterations == 0 ? init : runOn(body, init);
+                Value r = iterations == 0 ? init : runOn(withKnownElements(body, init), init);
                 return new Value(null, ExecutedInstruction.Kind.VIEW, false, r.elements(), iterations == 0
                         ? "a loop XLA counts zero trips of: its initial value" : "a loop XLA counts one trip of: its body, inlined");
             }
@@ -622,8 +633,29 @@ public final class Interpreter {
         }
     }
 
-    private static boolean isConstant(Value v) {
-        return !v.isTuple() && (v.kind() == ExecutedInstruction.Kind.CONSTANT || v.kind() == ExecutedInstruction.Kind.FOLDED);
+    /**
+     * {@return {@code body} as XLA inlines it for the value {@code init}: each scalar element of
+     * {@code init} XLA knows (the counter) a constant where the body reads it} Work of the counter
+     * then folds as it does with constants (jax 0.10: x + convert(i), i zero, is x, -0 kept).
+     */
+    private HloComputation withKnownElements(HloComputation body, Value init) {
+        String param = body.parameter(0).name();
+        List<HloInstruction> instructions = new ArrayList<>();
+        boolean changed = false;
+        for (HloInstruction i : body.instructions()) {
+            long k = i.opcode().equals("get-tuple-element") && i.operands().getFirst().equals(param) ? i.intValue("index", -1) : -1;
+            Value e = k >= 0 && k < init.elements().size() ? init.elements().get((int) k) : null;
+            if (e != null && !e.isTuple() && known.contains(e.view()) && e.view().rank() == 0 && !Pointwise.isFloat(e.view().dtype())
+                    && e.view().dtype().kind() != DType.Kind.COMPLEX) {
+                long v = TensorElements.of(e.view()).getLong();
+                String literal = e.view().dtype() == DType.PRED ? Boolean.toString(v != 0) : Long.toString(v);
+                instructions.add(HloInstructions.of(i.name(), i.shape(), "constant", List.of(), Map.of(), literal));
+                changed = true;
+            } else {
+                instructions.add(i);
+            }
+        }
+        return changed ? new HloComputation(body.name() + ".inlined", false, instructions, body.rootName()) : body;
     }
 
     /** Bytes a loop's iterations allocate from one arena before their value moves to a fresh one. */
@@ -694,8 +726,7 @@ public final class Interpreter {
         // the branch, and elementwise work then fuses across the branch's edges. Else the
         // conditional stays, and its operand and result are arrays in memory: a product on one
         // side is rounded before a sum on the other (jax 0.10), not contracted with it.
-        boolean inlined = operands.getFirst().kind() == ExecutedInstruction.Kind.CONSTANT
-                || operands.getFirst().kind() == ExecutedInstruction.Kind.FOLDED;
+        boolean inlined = known.contains(operands.getFirst().view());
         HloInstruction given = comp.instruction(in.operands().get(k + 1));
         Value r = inlined ? runOn(branch, operands.get(k + 1))
                 : evaluated(runOn(branch, evaluated(operands.get(k + 1), given.shape(), in.name())), in.shape(), in.name());
