@@ -103,7 +103,7 @@ final class RandomControlFlowModules {
         if (rnd.nextInt(3) == 0) {
             // An op on the result outside the construct: a product from inside contracts with it
             // where XLA inlines the construct.
-            r = main.add(arr(), binary() + "(" + r + ", " + (rnd.nextBoolean() ? "p0" : "p1") + ")");
+            r = main.add(arr(), binary(main) + "(" + r + ", " + (rnd.nextBoolean() ? "p0" : "p1") + ")");
         }
         if (rnd.nextBoolean()) {
             List<Integer> perm = shuffled(rank);
@@ -138,6 +138,10 @@ final class RandomControlFlowModules {
         String state = "(s32[], " + first + ", " + second + (carriedBound ? ", s32[]" : "") + ")";
         String start = c.add("s32[]", "constant(" + (rnd.nextInt(4) == 0 ? rnd.nextInt(3) - 1 : 0) + ")");
         String carriedB = u == t ? b : c.add(shape(u, dims), "convert(" + b + ")");
+        if (u == t && rnd.nextInt(4) == 0) {
+            // A constant, which XLA sinks into the body where the body passes it on unchanged.
+            carriedB = c.add(arr(), "broadcast(" + scalarConstant(c) + "), dimensions={}");
+        }
         String init = c.add(state, "tuple(" + start + ", " + a + ", " + carriedB + (carriedBound ? ", " + bound : "") + ")");
 
         Computation cond = new Computation("cond" + names++);
@@ -168,7 +172,7 @@ final class RandomControlFlowModules {
             // b passes unchanged, so work on it alone is loop-invariant: XLA hoists it out of the
             // loop, into memory, rounded before the body's work that reads it (read once, as a
             // value read twice is in memory either way).
-            with = body.add(arr(), (t == DType.PRED ? "xor" : rnd.nextBoolean() ? "multiply" : binary()) + "(" + q + ", "
+            with = body.add(arr(), (t == DType.PRED ? "xor" : rnd.nextBoolean() ? "multiply" : binary(body)) + "(" + q + ", "
                     + (rnd.nextBoolean() ? q : body.add(arr(), "broadcast(" + scalarConstant(body) + "), dimensions={}")) + ")");
         }
         String stepped = with.equals(q) ? p
@@ -288,10 +292,10 @@ final class RandomControlFlowModules {
             case 10: {
                 // The counter as a value, as in jax's fori_loop.
                 String v = c.add(arr(), "broadcast(" + c.add(t.xlaName() + "[]", "convert(" + i + ")") + "), dimensions={}");
-                return c.add(arr(), (t == DType.PRED ? "or" : binary()) + "(" + a + ", " + v + ")");
+                return c.add(arr(), (t == DType.PRED ? "or" : binary(c)) + "(" + a + ", " + v + ")");
             }
             case 0:
-                return c.add(arr(), binary() + "(" + a + ", " + b + ")");
+                return c.add(arr(), binary(c) + "(" + a + ", " + b + ")");
             case 1: {
                 String scaled = c.add(arr(), (t == DType.PRED ? "and" : "multiply") + "(" + a + ", "
                         + c.add(arr(), "broadcast(" + scalarConstant(c) + "), dimensions={}") + ")");
@@ -383,10 +387,17 @@ final class RandomControlFlowModules {
         return String.join(", ", s);
     }
 
-    private String binary() {
+    /**
+     * {@return an elementwise op of two arrays, for {@code c}} A divide only in a loop's body (by
+     * a constant XLA sinks there too): run does not mirror XLA's rewrites of a divide across a
+     * call's edges (RELIABILITY), and only in a body does no call or inlined branch end next to it.
+     */
+    private String binary(Computation c) {
+        boolean divides = c.name.startsWith("body");
         List<String> ops = switch (t.kind()) {
             case BOOLEAN -> List.of("and", "or", "xor");
-            case FLOAT -> List.of("add", "subtract", "multiply", "maximum", "minimum");
+            case FLOAT -> divides ? List.of("add", "subtract", "multiply", "divide", "maximum", "minimum")
+                    : List.of("add", "subtract", "multiply", "maximum", "minimum");
             default -> List.of("add", "subtract", "multiply", "maximum", "minimum", "and", "or", "xor");
         };
         return ops.get(rnd.nextInt(ops.size()));

@@ -1930,6 +1930,28 @@ class HloExecutorTest {
     }
 
     /**
+     * Two constants XLA's simplifier gathers, (x - c) + c, (x + c) - c, (x * c) * (1 / c), make
+     * the op's identity, which it then drops: x comes out as it went in, -0 and a denormal kept,
+     * where computing the ops would give +0 and flush (jax 0.10; RunXlaAgreementTest's
+     * control-flow seed 14).
+     */
+    @Test
+    void constantsThatCancelLeaveTheValueAsItIs() {
+        float[] x = {-0f, 1e-40f, 2f, -3f};
+        for (String ops : List.of("subtract 1.5 add 1.5", "add 2.5 subtract 2.5", "add -0.5 add 0.5", "multiply 0.5 multiply 2",
+                "multiply 3 multiply 0.3333333333")) {
+            String[] w = ops.split(" ");
+            float[] got = runF32(module("x = f32[4]{0} parameter(0)", "c1 = f32[] constant(" + w[1] + ")",
+                    "b1 = f32[4]{0} broadcast(c1), dimensions={}", "y = f32[4]{0} " + w[0] + "(x, b1)",
+                    "c2 = f32[] constant(" + w[3] + ")", "b2 = f32[4]{0} broadcast(c2), dimensions={}",
+                    "ROOT r = f32[4]{0} " + w[2] + "(y, b2)"), x);
+            for (int k = 0; k < 4; k++) {
+                assertEquals(Float.floatToRawIntBits(x[k]), Float.floatToRawIntBits(got[k]), ops + ", element " + k);
+            }
+        }
+    }
+
+    /**
      * A broadcast that only adds a dim of one is a reshape to XLA: p[..., None] * 1.6875 - q is one
      * fused multiply-add, the new dim last or between (jax 0.10.2, f32[4,3,4] to [4,3,4,1] and
      * [4,3,1,4]; seed 1172 rounded the product first). Broadcast along a dim of two, the product

@@ -377,6 +377,52 @@ class HloLoopsTest {
         assertArrayEquals(rounded, floats(text, Map.of("0", f32(w), "1", f32(y))));
     }
 
+    /**
+     * An element a loop passes on unchanged that starts as a constant, XLA sinks into the loop as
+     * that constant: a divide by it is then a multiply by its reciprocal, as outside any loop
+     * (jax 0.10: x / {3, 7, 10, 0.3} twice gives these bits, where two true divides differ).
+     */
+    @Test
+    void aConstantTheLoopPassesOnIsAConstantInItsBody() {
+        String text = """
+                HloModule m
+                cond {
+                  c = (s32[], f32[4]{0}, f32[4]{0}, s32[]) parameter(0)
+                  i = s32[] get-tuple-element(c), index=0
+                  n = s32[] get-tuple-element(c), index=3
+                  ROOT lt = pred[] compare(i, n), direction=LT
+                }
+                body {
+                  b = (s32[], f32[4]{0}, f32[4]{0}, s32[]) parameter(0)
+                  i = s32[] get-tuple-element(b), index=0
+                  x = f32[4]{0} get-tuple-element(b), index=1
+                  d = f32[4]{0} get-tuple-element(b), index=2
+                  n = s32[] get-tuple-element(b), index=3
+                  q = f32[4]{0} divide(x, d)
+                  one = s32[] constant(1)
+                  j = s32[] add(i, one)
+                  ROOT t = (s32[], f32[4]{0}, f32[4]{0}, s32[]) tuple(j, q, d, n)
+                }
+                ENTRY e {
+                  x = f32[4]{0} parameter(0)
+                  n = s32[] parameter(1)
+                  z = s32[] constant(0)
+                  d = f32[4]{0} constant({3, 7, 10, 0.3})
+                  t = (s32[], f32[4]{0}, f32[4]{0}, s32[]) tuple(z, x, d, n)
+                  w = (s32[], f32[4]{0}, f32[4]{0}, s32[]) while(t), condition=cond, body=body
+                  ROOT r = f32[4]{0} get-tuple-element(w), index=1
+                }
+                """;
+        float[] x = {1.1f, -3.3f, 7.7f, 0.3f};
+        float[] d = {3f, 7f, 10f, 0.3f};
+        float[] want = {0x1.f49f4cp-4f, -0x1.13da64p-4f, 0x1.3b645ap-4f, 0x1.aaaaaap+1f};
+        for (int k = 0; k < 4; k++) {
+            assertEquals(want[k], x[k] * (1f / d[k]) * (1f / d[k]));
+        }
+        assertTrue(x[0] / d[0] / d[0] != want[0], "the values tell a multiply by the reciprocal from a divide");
+        assertArrayEquals(want, floats(text, Map.of("0", f32(x), "1", s32(2))));
+    }
+
     @Test
     void aLoopOrBranchOfTheWrongShapeIsRefusedNamingIt() {
         String wrongBody = affineLoop("2").replace("ROOT t = (s32[], f32[4]{0}) tuple(j, y)",

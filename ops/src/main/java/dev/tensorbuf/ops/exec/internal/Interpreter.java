@@ -470,7 +470,7 @@ public final class Interpreter {
             return optimizationBarrier(in, values);
         }
         if (in.opcode().equals("while")) {
-            return whileLoop(in, values);
+            return whileLoop(comp, in, values);
         }
         if (in.opcode().equals("conditional")) {
             return conditional(comp, in, values);
@@ -577,7 +577,7 @@ public final class Interpreter {
      * or its body inlined; what XLA hoists out of the body ({@link LoopAnalysis}) is evaluated in
      * memory.
      */
-    private Value whileLoop(HloInstruction in, List<Value> operands) {
+    private Value whileLoop(HloComputation comp, HloInstruction in, List<Value> operands) {
         HloComputation condition = loopComputation(in, "condition");
         HloComputation body = loopComputation(in, "body");
         if (!(condition.root().shape() instanceof ArrayShape c) || c.dtype() != DType.PRED || c.rank() != 0) {
@@ -587,22 +587,24 @@ public final class Interpreter {
         Value init = operands.getFirst();
         boolean counted = init.isTuple() && LoopAnalysis.countsTrips(condition, body,
                 k -> k < init.elements().size() && !init.elements().get(k).isTuple() && known.contains(init.elements().get(k).view()));
-        Set<String> invariant = LoopAnalysis.hoisted(body);
+        HloComputation test = withKnownElements(comp, in, condition, body, init, false);
+        HloComputation step = withKnownElements(comp, in, body, body, init, false);
+        Set<String> invariant = LoopAnalysis.hoisted(step);
         CountingAllocator generation = new CountingAllocator();
         try {
             Value value = copyOut(init, in.shape(), fusion, generation, in.name(), "its operand");
             long valueBytes = generation.bytes;
             long iterations = 0;
             while (true) {
-                Interpreter test = new Interpreter(module, lines, arguments, generation);
-                TensorView go = test.fusion.force(test.runOn(condition, value).view(), c.laidOut(), in.name());
+                Interpreter testing = new Interpreter(module, lines, arguments, generation);
+                TensorView go = testing.fusion.force(testing.runOn(test, value).view(), c.laidOut(), in.name());
                 if (TensorElements.of(go).getLong() == 0) {
                     break;
                 }
-                Interpreter step = new Interpreter(module, lines, arguments, generation);
-                step.hoistedFrom = body.name();
-                step.hoisted = invariant;
-                value = copyOut(step.runOn(body, value), in.shape(), step.fusion, generation, in.name(),
+                Interpreter stepping = new Interpreter(module, lines, arguments, generation);
+                stepping.hoistedFrom = step.name();
+                stepping.hoisted = invariant;
+                value = copyOut(stepping.runOn(step, value), in.shape(), stepping.fusion, generation, in.name(),
                         "its body " + body.name() + " in iteration " + iterations);
                 iterations++;
                 if (generation.bytes > Math.max(LOOP_GENERATION_BYTES, 4 * valueBytes)) {
@@ -621,7 +623,7 @@ public final class Interpreter {
                 // XLA counted the trips: its simplifier made a loop of none its initial value and
                 // inlined the body of a loop of one, so elementwise work fuses across the loop's
                 // edges (jax 0.10: a product in the body and a sum after it are one multiply-add).
-                Value r = iterations == 0 ? init : runOn(withKnownElements(body, init), init);
+                Value r = iterations == 0 ? init : runOn(withKnownElements(comp, in, body, body, init, true), init);
                 return new Value(null, ExecutedInstruction.Kind.VIEW, false, r.elements(), iterations == 0
                         ? "a loop XLA counts zero trips of: its initial value" : "a loop XLA counts one trip of: its body, inlined");
             }
@@ -634,28 +636,70 @@ public final class Interpreter {
     }
 
     /**
-     * {@return {@code body} as XLA inlines it for the value {@code init}: each scalar element of
-     * {@code init} XLA knows (the counter) a constant where the body reads it} Work of the counter
-     * then folds as it does with constants (jax 0.10: x + convert(i), i zero, is x, -0 kept).
+     * {@return {@code callee}, the body or condition of {@code loop}, reading as constants the
+     * loop's elements XLA knows: those the body passes on unchanged (XLA sinks them into the
+     * loop), or all where XLA inlines the body} XLA knows an element the initial tuple gives a
+     * constant or a broadcast of one, or a scalar integer it knows (the counter). The rules of
+     * constants then hold inside the loop as outside it (jax 0.10: x / c is x times 1 / c, and x
+     * + convert(i), i zero, is x, its -0 kept).
      */
-    private HloComputation withKnownElements(HloComputation body, Value init) {
-        String param = body.parameter(0).name();
+    private HloComputation withKnownElements(HloComputation comp, HloInstruction loop, HloComputation callee, HloComputation body,
+            Value init, boolean all) {
+        String param = callee.parameter(0).name();
         List<HloInstruction> instructions = new ArrayList<>();
         boolean changed = false;
-        for (HloInstruction i : body.instructions()) {
+        for (HloInstruction i : callee.instructions()) {
             long k = i.opcode().equals("get-tuple-element") && i.operands().getFirst().equals(param) ? i.intValue("index", -1) : -1;
-            Value e = k >= 0 && k < init.elements().size() ? init.elements().get((int) k) : null;
-            if (e != null && !e.isTuple() && known.contains(e.view()) && e.view().rank() == 0 && !Pointwise.isFloat(e.view().dtype())
-                    && e.view().dtype().kind() != DType.Kind.COMPLEX) {
-                long v = TensorElements.of(e.view()).getLong();
-                String literal = e.view().dtype() == DType.PRED ? Boolean.toString(v != 0) : Long.toString(v);
-                instructions.add(HloInstructions.of(i.name(), i.shape(), "constant", List.of(), Map.of(), literal));
-                changed = true;
-            } else {
+            List<HloInstruction> constant = k < 0 || k >= init.elements().size() || !(all || passesOn(body, (int) k)) ? null
+                    : knownElement(comp, comp.instruction(loop.operands().getFirst()), init.elements().get((int) k), (int) k, i);
+            if (constant == null) {
                 instructions.add(i);
+            } else {
+                instructions.addAll(constant);
+                changed = true;
             }
         }
-        return changed ? new HloComputation(body.name() + ".inlined", false, instructions, body.rootName()) : body;
+        return changed ? new HloComputation(callee.name() + "." + loop.name(), false, instructions, callee.rootName()) : callee;
+    }
+
+    /** {@return whether {@code body} passes element {@code k} of its value on unchanged} */
+    private static boolean passesOn(HloComputation body, int k) {
+        HloInstruction root = body.root();
+        if (!root.opcode().equals("tuple") || k >= root.operands().size()) {
+            return false;
+        }
+        HloInstruction passed = body.instruction(root.operands().get(k));
+        return passed.opcode().equals("get-tuple-element") && passed.operands().getFirst().equals(body.parameter(0).name())
+                && passed.intValue("index", -1) == k;
+    }
+
+    /**
+     * {@return the instructions that give {@code read}, a read of element {@code k} of a loop's
+     * value, as the constant XLA knows it to be, or null where XLA does not know it}
+     */
+    private List<HloInstruction> knownElement(HloComputation comp, HloInstruction tuple, Value element, int k, HloInstruction read) {
+        if (!(read.shape() instanceof ArrayShape) || element.isTuple()) {
+            return null;
+        }
+        HloInstruction source = tuple.opcode().equals("tuple") && k < tuple.operands().size()
+                ? comp.instruction(tuple.operands().get(k)) : null;
+        if (source != null && source.opcode().equals("constant")) {
+            return List.of(HloInstructions.of(read.name(), read.shape(), "constant", List.of(), HloInstructions.attributes(source),
+                    source.payload()));
+        }
+        if (source != null && source.opcode().equals("broadcast") && comp.instruction(source.operands().getFirst()).opcode().equals("constant")) {
+            HloInstruction c = comp.instruction(source.operands().getFirst());
+            String name = read.name() + ".constant";
+            return List.of(HloInstructions.of(name, c.shape(), "constant", List.of(), HloInstructions.attributes(c), c.payload()),
+                    HloInstructions.of(read.name(), read.shape(), "broadcast", List.of(name), HloInstructions.attributes(source), ""));
+        }
+        TensorView v = element.view();
+        if (known.contains(v) && v.rank() == 0 && !Pointwise.isFloat(v.dtype()) && v.dtype().kind() != DType.Kind.COMPLEX) {
+            long x = TensorElements.of(v).getLong();
+            return List.of(HloInstructions.of(read.name(), read.shape(), "constant", List.of(), Map.of(),
+                    v.dtype() == DType.PRED ? Boolean.toString(x != 0) : Long.toString(x)));
+        }
+        return null;
     }
 
     /** Bytes a loop's iterations allocate from one arena before their value moves to a fresh one. */
