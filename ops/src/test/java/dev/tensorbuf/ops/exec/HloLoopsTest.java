@@ -17,9 +17,11 @@ import org.junit.jupiter.api.Test;
  * {@code while} and {@code conditional} as XLA runs them, against values computed here by plain
  * loops: a loop whose trip count is a counter in its value, one that never runs its body, one
  * whose end depends on the data, a loop inside a loop's body, and branches chosen by a pred and
- * by an index (out of range: the last). The forms jax emits (threefry's rounds, {@code scan},
- * {@code while_loop}, {@code cond}, {@code switch}) are checked against jax itself in the cli's
- * RunXlaAgreementTest.
+ * by an index (out of range: the last); and where XLA's pipeline puts the rounding at their
+ * edges: branches chosen at run time or by a constant, loops it counts to at most one trip, work
+ * it hoists out of a loop and constants it sinks into one. The forms jax emits (threefry's
+ * rounds, {@code scan}, {@code while_loop}, {@code cond}, {@code switch}) are checked against jax
+ * itself in the cli's RunXlaAgreementTest.
  */
 class HloLoopsTest {
     @ArenaPerTest
@@ -246,13 +248,11 @@ class HloLoopsTest {
                   ROOT c = f32[4]{0} conditional(s, t, t), branch_computations={keep, sum}
                 }
                 """;
-        float[] x = {1.1f, -3.3f, 7.7f, 0.3f};
-        float[] y = {-1.21f, 10.89f, -59.29f, -0.09f};
-        float[] rounded = new float[4];
-        float[] fused = new float[4];
+        float[] x = X;
+        float[] y = Y;
+        float[] rounded = squarePlus(false);
+        float[] fused = squarePlus(true);
         for (int k = 0; k < 4; k++) {
-            rounded[k] = x[k] * x[k] + y[k];
-            fused[k] = Math.fma(x[k], x[k], y[k]);
             assertTrue(rounded[k] != fused[k], "the values tell a fused multiply-add from two roundings");
         }
         for (String text : java.util.List.of(out, in)) {
@@ -306,14 +306,10 @@ class HloLoopsTest {
                   ROOT r = f32[4]{0} add(g, y)
                 }
                 """;
-        float[] x = {1.1f, -3.3f, 7.7f, 0.3f};
-        float[] y = {-1.21f, 10.89f, -59.29f, -0.09f};
-        float[] rounded = new float[4];
-        float[] fused = new float[4];
-        for (int k = 0; k < 4; k++) {
-            rounded[k] = x[k] * x[k] + y[k];
-            fused[k] = Math.fma(x[k], x[k], y[k]);
-        }
+        float[] x = X;
+        float[] y = Y;
+        float[] rounded = squarePlus(false);
+        float[] fused = squarePlus(true);
         Map<String, TensorView> one = Map.of("0", f32(x), "1", f32(y), "2", s32(1));
         Map<String, TensorView> none = Map.of("0", f32(x), "1", f32(y), "2", s32(0));
         assertArrayEquals(fused, floats(text.replace("BOUND", "constant(1)").replace("INIT", "copy(x)"), one));
@@ -363,8 +359,8 @@ class HloLoopsTest {
                   ROOT r = f32[4]{0} get-tuple-element(l), index=1
                 }
                 """;
-        float[] w = {1.1f, -3.3f, 7.7f, 0.3f};
-        float[] y = {-1.21f, 10.89f, -59.29f, -0.09f};
+        float[] w = X;
+        float[] y = Y;
         float[] rounded = y.clone();
         float[] fused = y.clone();
         for (int trip = 0; trip < 3; trip++) {
@@ -413,7 +409,7 @@ class HloLoopsTest {
                   ROOT r = f32[4]{0} get-tuple-element(w), index=1
                 }
                 """;
-        float[] x = {1.1f, -3.3f, 7.7f, 0.3f};
+        float[] x = X;
         float[] d = {3f, 7f, 10f, 0.3f};
         float[] want = {0x1.f49f4cp-4f, -0x1.13da64p-4f, 0x1.3b645ap-4f, 0x1.aaaaaap+1f};
         for (int k = 0; k < 4; k++) {
@@ -434,6 +430,19 @@ class HloLoopsTest {
         String countCondition = affineLoop("2").replace("ROOT lt = pred[] compare(i, n), direction=LT", "ROOT lt = s32[] add(i, n)");
         e = assertThrows(IllegalArgumentException.class, () -> floats(countCondition, Map.of("0", f32(1f, 2f, 3f, 4f))));
         assertTrue(e.getMessage().contains("its condition cond returns s32[]: a loop's condition returns pred[]"), e.getMessage());
+    }
+
+    /** Values whose x * x + y tells a fused multiply-add from two roundings in every element. */
+    private static final float[] X = {1.1f, -3.3f, 7.7f, 0.3f};
+    private static final float[] Y = {-1.21f, 10.89f, -59.29f, -0.09f};
+
+    /** {@return x * x + y of {@link #X} and {@link #Y}, one fused multiply-add or two roundings} */
+    private static float[] squarePlus(boolean fused) {
+        float[] r = new float[X.length];
+        for (int k = 0; k < r.length; k++) {
+            r[k] = fused ? Math.fma(X[k], X[k], Y[k]) : X[k] * X[k] + Y[k];
+        }
+        return r;
     }
 
     private TensorView s32(int value) {
