@@ -374,8 +374,8 @@ class HloLoopsTest {
     }
 
     /**
-     * An element a loop passes on unchanged that starts as a constant, XLA sinks into the loop as
-     * that constant: a divide by it is then a multiply by its reciprocal, as outside any loop
+     * An element a loop passes on unchanged (through a move XLA removes, too) that starts as a
+     * constant, XLA sinks into the loop as that constant: a divide by it is then a multiply by its reciprocal, as outside any loop
      * (jax 0.10: x / {3, 7, 10, 0.3} twice gives these bits, where two true divides differ).
      */
     @Test
@@ -417,6 +417,10 @@ class HloLoopsTest {
         }
         assertTrue(x[0] / d[0] / d[0] != want[0], "the values tell a multiply by the reciprocal from a divide");
         assertArrayEquals(want, floats(text, Map.of("0", f32(x), "1", s32(2))));
+        // Passed on through a transpose in the same order, which XLA's simplifier removes first.
+        String transposed = text.replace("ROOT t = (s32[], f32[4]{0}, f32[4]{0}, s32[]) tuple(j, q, d, n)",
+                "dt = f32[4]{0} transpose(d), dimensions={0}\n  ROOT t = (s32[], f32[4]{0}, f32[4]{0}, s32[]) tuple(j, q, dt, n)");
+        assertArrayEquals(want, floats(transposed, Map.of("0", f32(x), "1", s32(2))), transposed);
     }
 
     @Test

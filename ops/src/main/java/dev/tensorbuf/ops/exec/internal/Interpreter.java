@@ -650,7 +650,7 @@ public final class Interpreter {
         boolean changed = false;
         for (HloInstruction i : callee.instructions()) {
             long k = i.opcode().equals("get-tuple-element") && i.operands().getFirst().equals(param) ? i.intValue("index", -1) : -1;
-            List<HloInstruction> constant = k < 0 || k >= init.elements().size() || !(all || passesOn(body, (int) k)) ? null
+            List<HloInstruction> constant = k < 0 || k >= init.elements().size() || !(all || LoopAnalysis.passesOn(body, (int) k)) ? null
                     : knownElement(comp, comp.instruction(loop.operands().getFirst()), init.elements().get((int) k), (int) k, i);
             if (constant == null) {
                 instructions.add(i);
@@ -660,17 +660,6 @@ public final class Interpreter {
             }
         }
         return changed ? new HloComputation(callee.name() + "." + loop.name(), false, instructions, callee.rootName()) : callee;
-    }
-
-    /** {@return whether {@code body} passes element {@code k} of its value on unchanged} */
-    private static boolean passesOn(HloComputation body, int k) {
-        HloInstruction root = body.root();
-        if (!root.opcode().equals("tuple") || k >= root.operands().size()) {
-            return false;
-        }
-        HloInstruction passed = body.instruction(root.operands().get(k));
-        return passed.opcode().equals("get-tuple-element") && passed.operands().getFirst().equals(body.parameter(0).name())
-                && passed.intValue("index", -1) == k;
     }
 
     /**

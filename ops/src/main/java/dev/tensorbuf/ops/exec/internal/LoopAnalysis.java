@@ -7,6 +7,7 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.IntPredicate;
@@ -34,18 +35,12 @@ final class LoopAnalysis {
      * trip: the caller does not ask for one).
      */
     static Set<String> hoisted(HloComputation body) {
-        HloInstruction root = body.root();
         String param = body.parameter(0).name();
         Set<String> invariant = new HashSet<>();
-        if (root.opcode().equals("tuple")) {
-            for (HloInstruction i : body.instructions()) {
-                if (i.opcode().equals("get-tuple-element") && i.operands().getFirst().equals(param)
-                        && i.shape() instanceof ArrayShape) {
-                    long k = i.intValue("index", -1);
-                    if (k >= 0 && k < root.operands().size() && root.operands().get((int) k).equals(i.name())) {
-                        invariant.add(i.name());
-                    }
-                }
+        for (HloInstruction i : body.instructions()) {
+            if (i.opcode().equals("get-tuple-element") && i.operands().getFirst().equals(param) && i.shape() instanceof ArrayShape
+                    && passesOn(body, (int) i.intValue("index", -1))) {
+                invariant.add(i.name());
             }
         }
         Set<String> hoisted = new HashSet<>();
@@ -115,11 +110,8 @@ final class LoopAnalysis {
             return false;
         }
         Set<Integer> sunk = new HashSet<>();
-        String param = body.parameter(0).name();
         for (int k = 0; k < root.operands().size(); k++) {
-            HloInstruction passed = body.instruction(root.operands().get(k));
-            if (passed.opcode().equals("get-tuple-element") && passed.operands().getFirst().equals(param)
-                    && passed.intValue("index", -1) == k && constantInit.test(k)) {
+            if (passesOn(body, k) && constantInit.test(k)) {
                 sunk.add(k);
             }
         }
@@ -142,6 +134,40 @@ final class LoopAnalysis {
         next.removeAll(sunk);
         next.remove(counter);
         return next.isEmpty();
+    }
+
+    /**
+     * {@return whether {@code body} passes element {@code k} of its value on unchanged} Moves XLA's
+     * simplifier removes first count as unchanged: a transpose in the same order, a reshape or
+     * bitcast to the same dims, a copy into the same layout.
+     */
+    static boolean passesOn(HloComputation body, int k) {
+        HloInstruction root = body.root();
+        if (!root.opcode().equals("tuple") || k < 0 || k >= root.operands().size()) {
+            return false;
+        }
+        HloInstruction passed = body.instruction(root.operands().get(k));
+        while (isIdentity(body, passed)) {
+            passed = body.instruction(passed.operands().getFirst());
+        }
+        return passed.opcode().equals("get-tuple-element") && passed.operands().getFirst().equals(body.parameter(0).name())
+                && passed.intValue("index", -1) == k;
+    }
+
+    private static boolean isIdentity(HloComputation body, HloInstruction i) {
+        if (!(i.shape() instanceof ArrayShape a) || i.operands().size() != 1
+                || !(body.instruction(i.operands().getFirst()).shape() instanceof ArrayShape from)) {
+            return false;
+        }
+        return switch (i.opcode()) {
+            case "transpose" -> {
+                List<Long> perm = i.ints("dimensions");
+                yield java.util.stream.IntStream.range(0, perm.size()).allMatch(d -> perm.get(d) == d);
+            }
+            case "reshape", "bitcast" -> a.dims().equals(from.dims()) && a.laidOut().equals(from.laidOut());
+            case "copy" -> a.laidOut().equals(from.laidOut());
+            default -> false;
+        };
     }
 
     /** {@return the elements of the parameter that {@code from} reads, or null where it reads the parameter whole} */
