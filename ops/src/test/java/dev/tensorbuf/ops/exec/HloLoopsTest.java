@@ -423,6 +423,67 @@ class HloLoopsTest {
         assertArrayEquals(want, floats(transposed, Map.of("0", f32(x), "1", s32(2))), transposed);
     }
 
+    /**
+     * A loop XLA inlines hands on what its body made in the body's layout: an inner loop's
+     * f32[2,3]{0,1}, where the outer loop's shape says {1,0}. The output is the array, not its
+     * bytes read in another layout (control-flow seed 18, module 959: a permuted result).
+     */
+    @Test
+    void anInlinedLoopHandsOnItsValueInTheLayoutItWasMadeIn() {
+        String text = """
+                HloModule m
+                icond {
+                  c = (s32[], f32[2,3]{0,1}) parameter(0)
+                  i = s32[] get-tuple-element(c), index=0
+                  n = s32[] constant(2)
+                  ROOT lt = pred[] compare(i, n), direction=LT
+                }
+                ibody {
+                  b = (s32[], f32[2,3]{0,1}) parameter(0)
+                  i = s32[] get-tuple-element(b), index=0
+                  x = f32[2,3]{0,1} get-tuple-element(b), index=1
+                  one = s32[] constant(1)
+                  j = s32[] add(i, one)
+                  ROOT t = (s32[], f32[2,3]{0,1}) tuple(j, x)
+                }
+                ocond {
+                  c = (s32[], f32[2,3]{1,0}) parameter(0)
+                  i = s32[] get-tuple-element(c), index=0
+                  n = s32[] constant(1)
+                  ROOT lt = pred[] compare(i, n), direction=LT
+                }
+                obody {
+                  b = (s32[], f32[2,3]{1,0}) parameter(0)
+                  i = s32[] get-tuple-element(b), index=0
+                  x = f32[2,3]{1,0} get-tuple-element(b), index=1
+                  z = s32[] constant(0)
+                  t0 = (s32[], f32[2,3]{0,1}) tuple(z, x)
+                  w = (s32[], f32[2,3]{0,1}) while(t0), condition=icond, body=ibody
+                  y = f32[2,3]{0,1} get-tuple-element(w), index=1
+                  one = s32[] constant(1)
+                  j = s32[] add(i, one)
+                  ROOT t = (s32[], f32[2,3]{1,0}) tuple(j, y)
+                }
+                ENTRY e {
+                  p = f32[2,3]{1,0} parameter(0)
+                  z = s32[] constant(0)
+                  t = (s32[], f32[2,3]{1,0}) tuple(z, p)
+                  w = (s32[], f32[2,3]{1,0}) while(t), condition=ocond, body=obody
+                  ROOT r = f32[2,3]{1,0} get-tuple-element(w), index=1
+                }
+                """;
+        float[] values = {0, 1, 2, 3, 4, 5};
+        TensorView p = TensorView.of(arena.allocate(24), "f32[2,3]");
+        TensorElements.of(p).copyFrom(values);
+        try (Execution x = HloExecutor.execute(text, Map.of("0", p))) {
+            // The result in the ROOT's layout, {1,0}: its bytes in row-major order.
+            java.lang.foreign.MemorySegment bytes = x.result().buffer().segment();
+            for (int k = 0; k < values.length; k++) {
+                assertEquals(values[k], bytes.getAtIndex(java.lang.foreign.ValueLayout.JAVA_FLOAT_UNALIGNED, k), "element " + k);
+            }
+        }
+    }
+
     @Test
     void aLoopOrBranchOfTheWrongShapeIsRefusedNamingIt() {
         String wrongBody = affineLoop("2").replace("ROOT t = (s32[], f32[4]{0}) tuple(j, y)",

@@ -624,7 +624,7 @@ public final class Interpreter {
                 // inlined the body of a loop of one, so elementwise work fuses across the loop's
                 // edges (jax 0.10: a product in the body and a sum after it are one multiply-add).
                 Value r = iterations == 0 ? init : runOn(withKnownElements(comp, in, body, body, init, true), init);
-                return new Value(null, ExecutedInstruction.Kind.VIEW, false, r.elements(), iterations == 0
+                return new Value(null, ExecutedInstruction.Kind.VIEW, false, elsewhereLaidOut(r).elements(), iterations == 0
                         ? "a loop XLA counts zero trips of: its initial value" : "a loop XLA counts one trip of: its body, inlined");
             }
             Value last = copyOut(value, in.shape(), fusion, allocator, in.name(), "its value");
@@ -765,11 +765,24 @@ public final class Interpreter {
                 : evaluated(runOn(branch, evaluated(operands.get(k + 1), given.shape(), in.name())), in.shape(), in.name());
         String why = "branch " + branch.name() + " chosen (" + (byPred ? at != 0 : Long.toString(at)) + ")";
         if (r.isTuple()) {
-            return new Value(null, ExecutedInstruction.Kind.VIEW, false, r.elements(), why);
+            return new Value(null, ExecutedInstruction.Kind.VIEW, false, elsewhereLaidOut(r).elements(), why);
         }
         boolean viewed = r.kind() == ExecutedInstruction.Kind.PARAMETER || branch.root().opcode().equals("parameter");
         return new Value(r.view(), viewed ? ExecutedInstruction.Kind.VIEW : r.kind(),
                 r.inOwnLayout() && branch.root().arrayShape().laidOut().equals(in.arrayShape().laidOut()), null, why);
+    }
+
+    /**
+     * {@return {@code v}, its arrays marked as not in their own layout} An element a loop or branch
+     * passes on is memory in its producer's layout, which need not be the one the loop's or
+     * branch's shape gives it (a loop of s8[2,3,2]{1,2,0} inlined into one of {0,1,2}): a reader
+     * that takes it as laid out for its own shape would permute it.
+     */
+    private static Value elsewhereLaidOut(Value v) {
+        if (!v.isTuple()) {
+            return new Value(v.view(), v.kind(), false, null, v.reason());
+        }
+        return new Value(null, v.kind(), false, v.elements().stream().map(Interpreter::elsewhereLaidOut).toList(), v.reason());
     }
 
     /** {@return {@code v} with its held elementwise work, and its elements', evaluated into memory laid out as {@code shape} says} */
