@@ -149,8 +149,10 @@ final class RandomControlFlowModules {
         String state = "(s32[], " + first + ", " + second + (carriedBound ? ", s32[]" : "") + ")";
         String start = c.add("s32[]", "constant(" + (rnd.nextInt(4) == 0 ? rnd.nextInt(3) - 1 : 0) + ")");
         String carriedB = u == t ? b : c.add(shape(u, dims), "convert(" + b + ")");
-        if (u == t && rnd.nextInt(4) == 0) {
+        if (u == t && c == main && carriedBound && rnd.nextInt(4) == 0) {
             // A constant, which XLA sinks into the body where the body passes it on unchanged.
+            // Only in a loop XLA cannot count: one it inlines it folds whole where the counter
+            // makes a select's choice known, which run does not mirror.
             carriedB = c.add(arr(), "broadcast(" + scalarConstant(c) + "), dimensions={}");
         }
         String init = c.add(state, "tuple(" + start + ", " + a + ", " + carriedB + (carriedBound ? ", " + bound : "") + ")");
@@ -204,6 +206,7 @@ final class RandomControlFlowModules {
         String bodyName = body.finish(body.add(state, "tuple(" + next + ", " + stepped + ", " + other + carried + ")"));
 
         String w = c.add(state, "while(" + init + "), condition=" + condName + ", body=" + bodyName);
+        taint(stepped, other, w);
         if (rnd.nextBoolean()) {
             return c.add(first, "get-tuple-element(" + w + "), index=1");
         }
@@ -235,6 +238,7 @@ final class RandomControlFlowModules {
         boolean tupleResult = rnd.nextInt(4) == 0;
         String resultShape = tupleResult ? "(" + arr() + ", " + arr() + ")" : arr();
         List<String> branches = new ArrayList<>();
+        List<String> fromBranches = new ArrayList<>();
         List<String> operands = new ArrayList<>();
         for (int k = 0; k < n; k++) {
             Computation branch = new Computation("branch" + names++);
@@ -268,12 +272,16 @@ final class RandomControlFlowModules {
                 r = branch.add(resultShape, "tuple(" + r + ", " + (rnd.nextBoolean() ? q : p) + ")");
             }
             branches.add(branch.finish(r));
+            fromBranches.add(r);
             operands.add(given);
         }
         String chosen = byPred
                 ? "true_computation=" + branches.get(0) + ", false_computation=" + branches.get(1)
                 : "branch_computations={" + String.join(", ", branches) + "}";
         String r = c.add(resultShape, "conditional(" + selector + ", " + String.join(", ", operands) + "), " + chosen);
+        if (fromBranches.stream().anyMatch(padded::contains)) {
+            padded.add(r);
+        }
         return tupleResult ? c.add(arr(), "get-tuple-element(" + r + "), index=" + rnd.nextInt(2)) : r;
     }
 
@@ -287,7 +295,9 @@ final class RandomControlFlowModules {
         for (int s = 1 + rnd.nextInt(2); s > 0; s--) {
             r = step(callee, r, q, null, depth + 1);
         }
-        return c.add(arr(), "call(" + a + ", " + b + "), to_apply=" + callee.finish(r));
+        String called = c.add(arr(), "call(" + a + ", " + b + "), to_apply=" + callee.finish(r));
+        taint(r, r, called);
+        return called;
     }
 
     /**
