@@ -149,10 +149,13 @@ final class RandomControlFlowModules {
         String state = "(s32[], " + first + ", " + second + (carriedBound ? ", s32[]" : "") + ")";
         String start = c.add("s32[]", "constant(" + (rnd.nextInt(4) == 0 ? rnd.nextInt(3) - 1 : 0) + ")");
         String carriedB = u == t ? b : c.add(shape(u, dims), "convert(" + b + ")");
-        if (u == t && c == main && carriedBound && rnd.nextInt(4) == 0) {
+        boolean carriesConstant = u == t && c == main && carriedBound && rnd.nextInt(4) == 0;
+        if (carriesConstant) {
             // A constant, which XLA sinks into the body where the body passes it on unchanged.
             // Only in a loop XLA cannot count: one it inlines it folds whole where the counter
-            // makes a select's choice known, which run does not mirror.
+            // makes a select's choice known, which run does not mirror. Nor work on the constant
+            // alone: an op of constants that XLA folds to an identity, then drops (x + (c - c)
+            // is x, its -0 kept), run computes.
             carriedB = c.add(arr(), "broadcast(" + scalarConstant(c) + "), dimensions={}");
         }
         String init = c.add(state, "tuple(" + start + ", " + a + ", " + carriedB + (carriedBound ? ", " + bound : "") + ")");
@@ -182,7 +185,7 @@ final class RandomControlFlowModules {
         String next = body.add("s32[]", "add(" + i + ", " + body.add("s32[]", "constant(1)") + ")");
         int passed = rnd.nextInt(3);
         String with = q;
-        if (passed == 2 && rnd.nextBoolean()) {
+        if (passed == 2 && !carriesConstant && rnd.nextBoolean()) {
             // b passes unchanged, so work on it alone is loop-invariant: XLA hoists it out of the
             // loop, into memory, rounded before the body's work that reads it (read once, as a
             // value read twice is in memory either way).
