@@ -500,9 +500,7 @@ final class RandomControlFlowModules {
     }
 
     private List<Integer> shuffled(int n) {
-        List<Integer> perm = IntStream.range(0, n).boxed().collect(Collectors.toList());
-        Collections.shuffle(perm, rnd);
-        return perm;
+        return RandomHloModules.shuffled(rnd, n);
     }
 
     private void count(String op) {

@@ -128,8 +128,7 @@ final class RandomHloModules {
         }
         switch (rnd.nextInt(12)) {
             case 0 -> {
-                List<Integer> perm = IntStream.range(0, rank).boxed().collect(Collectors.toList());
-                Collections.shuffle(perm, rnd);
+                List<Integer> perm = shuffled(rnd, rank);
                 long[] out = new long[rank];
                 for (int i = 0; i < rank; i++) {
                     out[i] = dims[perm.get(i)];
@@ -743,8 +742,7 @@ final class RandomHloModules {
                 return constant(nonIdentity);
             }
             default -> {
-                List<Integer> perm = IntStream.range(0, rank).boxed().collect(Collectors.toList());
-                Collections.shuffle(perm, rnd);
+                List<Integer> perm = shuffled(rnd, rank);
                 long[] declared = new long[rank];
                 // transpose(q, perm) has dims[i] = declared[perm[i]].
                 for (int i = 0; i < rank; i++) {
@@ -968,9 +966,14 @@ final class RandomHloModules {
     }
 
     private String randomLayout(int rank) {
-        List<Integer> perm = IntStream.range(0, rank).boxed().collect(Collectors.toList());
+        return "{" + join(shuffled(rnd, rank)) + "}";
+    }
+
+    /** {@return {@code 0..n-1} in an order {@code rnd} draws} */
+    static List<Integer> shuffled(Random rnd, int n) {
+        List<Integer> perm = IntStream.range(0, n).boxed().collect(Collectors.toList());
         Collections.shuffle(perm, rnd);
-        return "{" + join(perm) + "}";
+        return perm;
     }
 
     static String shape(DType t, long[] dims) {

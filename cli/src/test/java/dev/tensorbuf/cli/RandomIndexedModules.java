@@ -459,9 +459,7 @@ final class RandomIndexedModules {
     }
 
     private List<Integer> shuffled(int n) {
-        List<Integer> perm = IntStream.range(0, n).boxed().collect(Collectors.toList());
-        Collections.shuffle(perm, rnd);
-        return perm;
+        return RandomHloModules.shuffled(rnd, n);
     }
 
     /** {@return {@code k} of {@code 0..n-1}, ascending} */
