@@ -50,13 +50,22 @@ public final class Interpreter {
     private final Fusion fusion;
 
     /**
-     * The view an instruction produced, how, whether it is memory laid out by its own shape, and
-     * why; a tuple has no view, only its elements.
+     * The view an instruction produced, how, whether it is memory laid out by the view's own
+     * shape, and why; a tuple has no view, only its elements.
+     *
+     * <p>The layout is the view's, not the instruction's: a loop, branch or call hands on memory
+     * made in its producer's layout, which need not be the one its own shape declares (a loop of
+     * s8[2,3,2]{1,2,0} inlined into one of {0,1,2}), so readers ask {@link #isLaidOutAs}.
      */
     private record Value(TensorView view, ExecutedInstruction.Kind kind, boolean inOwnLayout, List<Value> elements,
             String reason) {
         Value(TensorView view, ExecutedInstruction.Kind kind, boolean inOwnLayout) {
             this(view, kind, inOwnLayout, null, "");
+        }
+
+        /** {@return whether this is an array whose memory is laid out as {@code shape} says} */
+        boolean isLaidOutAs(ArrayShape shape) {
+            return inOwnLayout && view != null && view.shape().laidOut().equals(shape.laidOut());
         }
 
         Value because(String why) {
@@ -168,7 +177,7 @@ public final class Interpreter {
                     values.put(name, e);
                 }
             }
-            outputs.add(new Output(e.view(), laidOut, e.inOwnLayout()));
+            outputs.add(new Output(e.view(), laidOut, e.isLaidOutAs(laidOut)));
         }
         List<ExecutedInstruction> steps = new ArrayList<>();
         for (HloInstruction i : entry.instructions()) {
@@ -624,7 +633,7 @@ public final class Interpreter {
                 // inlined the body of a loop of one, so elementwise work fuses across the loop's
                 // edges (jax 0.10: a product in the body and a sum after it are one multiply-add).
                 Value r = iterations == 0 ? init : runOn(withKnownElements(comp, in, body, body, init, true), init);
-                return new Value(null, ExecutedInstruction.Kind.VIEW, false, elsewhereLaidOut(r).elements(), iterations == 0
+                return new Value(null, ExecutedInstruction.Kind.VIEW, false, r.elements(), iterations == 0
                         ? "a loop XLA counts zero trips of: its initial value" : "a loop XLA counts one trip of: its body, inlined");
             }
             Value last = copyOut(value, in.shape(), fusion, allocator, in.name(), "its value");
@@ -765,24 +774,10 @@ public final class Interpreter {
                 : evaluated(runOn(branch, evaluated(operands.get(k + 1), given.shape(), in.name())), in.shape(), in.name());
         String why = "branch " + branch.name() + " chosen (" + (byPred ? at != 0 : Long.toString(at)) + ")";
         if (r.isTuple()) {
-            return new Value(null, ExecutedInstruction.Kind.VIEW, false, elsewhereLaidOut(r).elements(), why);
+            return new Value(null, ExecutedInstruction.Kind.VIEW, false, r.elements(), why);
         }
         boolean viewed = r.kind() == ExecutedInstruction.Kind.PARAMETER || branch.root().opcode().equals("parameter");
-        return new Value(r.view(), viewed ? ExecutedInstruction.Kind.VIEW : r.kind(),
-                r.inOwnLayout() && branch.root().arrayShape().laidOut().equals(in.arrayShape().laidOut()), null, why);
-    }
-
-    /**
-     * {@return {@code v}, its arrays marked as not in their own layout} An element a loop or branch
-     * passes on is memory in its producer's layout, which need not be the one the loop's or
-     * branch's shape gives it (a loop of s8[2,3,2]{1,2,0} inlined into one of {0,1,2}): a reader
-     * that takes it as laid out for its own shape would permute it.
-     */
-    private static Value elsewhereLaidOut(Value v) {
-        if (!v.isTuple()) {
-            return new Value(v.view(), v.kind(), false, null, v.reason());
-        }
-        return new Value(null, v.kind(), false, v.elements().stream().map(Interpreter::elsewhereLaidOut).toList(), v.reason());
+        return new Value(r.view(), viewed ? ExecutedInstruction.Kind.VIEW : r.kind(), r.inOwnLayout(), null, why);
     }
 
     /** {@return {@code v} with its held elementwise work, and its elements', evaluated into memory laid out as {@code shape} says} */
@@ -1021,7 +1016,7 @@ public final class Interpreter {
                 throw new IllegalArgumentException("operand " + k + " (" + in.operands().get(k) + ") is " + arg.dtype().xlaName()
                         + arg.dims() + " but " + callee.name() + "'s parameter " + p.name() + " is " + declared);
             }
-            values.put(p.name(), handedOver(caller, in, k, operandValues.get(k))
+            values.put(p.name(), handedOver(caller, in, k, operandValues.get(k), declared)
                     ? operandValues.get(k) : new Value(arg, ExecutedInstruction.Kind.PARAMETER, false));
         }
         HloInstruction root = callee.root();
@@ -1044,26 +1039,24 @@ public final class Interpreter {
                     elements.add(e);
                     continue;
                 }
-                boolean own = e.inOwnLayout() && root.outputShape(k).laidOut().equals(in.outputShape(k).laidOut());
                 elements.add(new Value(e.view(), e.kind() == ExecutedInstruction.Kind.PARAMETER ? ExecutedInstruction.Kind.VIEW
-                        : e.kind(), own, null, e.reason()));
+                        : e.kind(), e.inOwnLayout(), null, e.reason()));
             }
             return new Value(null, copied ? ExecutedInstruction.Kind.COPY : ExecutedInstruction.Kind.VIEW, false, elements, reason);
         }
         ExecutedInstruction.Kind kind = copied ? ExecutedInstruction.Kind.COPY
                 : r.kind() == ExecutedInstruction.Kind.PARAMETER || root.opcode().equals("parameter")
                         ? ExecutedInstruction.Kind.VIEW : r.kind();
-        boolean inOwnLayout = r.inOwnLayout() && root.arrayShape().laidOut().equals(in.arrayShape().laidOut());
-        return new Value(r.view(), kind, inOwnLayout, null, reason.isEmpty() ? r.reason() : reason);
+        return new Value(r.view(), kind, r.inOwnLayout(), null, reason.isEmpty() ? r.reason() : reason);
     }
 
     /**
      * {@return whether operand {@code k} of a call passes its memory to the callee to write into}:
-     * memory the run made in the operand's own layout (XLA's optimised HLO copies a KV cache, then
+     * memory the run made in the layout the callee's parameter declares (XLA's optimised HLO copies a KV cache, then
      * updates the copy inside a fusion), which nothing but this call reads.
      */
-    private boolean handedOver(HloComputation caller, HloInstruction in, int k, Value v) {
-        if ((v.kind() != ExecutedInstruction.Kind.COPY && v.kind() != ExecutedInstruction.Kind.CONSTANT) || !v.inOwnLayout()) {
+    private boolean handedOver(HloComputation caller, HloInstruction in, int k, Value v, ArrayShape declared) {
+        if ((v.kind() != ExecutedInstruction.Kind.COPY && v.kind() != ExecutedInstruction.Kind.CONSTANT) || !v.isLaidOutAs(declared)) {
             return false;
         }
         String name = caller.find(in.operands().get(k)).orElseThrow().name();
@@ -1098,8 +1091,7 @@ public final class Interpreter {
         Value operand = values.getFirst();
         HloInstruction producer = comp.find(in.operands().getFirst()).orElseThrow();
         boolean owned = (operand.kind() == ExecutedInstruction.Kind.COPY || operand.kind() == ExecutedInstruction.Kind.CONSTANT)
-                && operand.inOwnLayout() && producer.shape() instanceof ArrayShape a && a.laidOut().equals(shape)
-                && usesOf(comp).getOrDefault(producer.name(), 0) == 1;
+                && operand.isLaidOutAs(shape) && usesOf(comp).getOrDefault(producer.name(), 0) == 1;
         IndexedMoves.Updated u = IndexedMoves.dynamicUpdateSlice(in, operand(in, ops, 0), owned, ops, shape, allocator);
         return new Value(u.value(), ExecutedInstruction.Kind.COPY, true, null, u.inPlace()
                 ? "the update written in place: %" + in.operands().getFirst().replaceFirst("^%", "") + " is not read after it"
