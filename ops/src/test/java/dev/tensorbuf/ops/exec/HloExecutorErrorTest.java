@@ -316,6 +316,29 @@ class HloExecutorErrorTest {
                 + " requires: i is s8, j is s64", failure(text, args));
     }
 
+    /**
+     * Found by mutating generated modules (one type or shape changed): elementwise work held
+     * across a move carried the move's declared shape unchecked, so a pred read as f16 failed with
+     * a ClassCastException; a tuple declared as an array left the result without a view.
+     */
+    @Test
+    void declaredShapesAreCheckedWhereWorkIsHeldAndForTuples() {
+        Map<String, TensorView> args = Map.of("p0", view("f32[2,3]"));
+        assertContains("transpose (instruction %t, line 5): declares f16[3,2]{1,0} but computes f32[3, 2]",
+                failure(module("n = f32[2,3] negate(p0)\n  ROOT t = f16[3,2] transpose(n), dimensions={1,0}"), args));
+        assertContains("reverse (instruction %t, line 5): declares f32[2,4]{1,0} but computes f32[2, 3]",
+                failure(module("n = f32[2,3] negate(p0)\n  ROOT t = f32[2,4] reverse(n), dimensions={1}"), args));
+        assertContains("copy (instruction %c, line 5): declares s32[2,3]{1,0} but computes f32[2, 3]",
+                failure(module("n = f32[2,3] negate(p0)\n  c = s32[2,3] copy(n)\n  ROOT t = s32[2,3] negate(c)"), args));
+        assertContains("tuple (instruction %t, line 4): declares f32[2,3]{1,0} but computes a tuple of 1",
+                failure(module("ROOT t = f32[2,3] tuple(p0)"), args));
+        assertContains("tuple (instruction %t, line 4): declares (f32[2,3]{1,0}) but computes a tuple of 2",
+                failure(module("ROOT t = (f32[2,3]) tuple(p0, p0)"), args));
+        assertContains("tuple (instruction %v, line 5): declares element 1.0 as f32[3]{0} but computes f32[2, 3]",
+                failure(module("u = (f32[2,3]) tuple(p0)\n  v = (f32[2,3], (f32[3])) tuple(p0, u)\n"
+                        + "  ROOT t = f32[2,3] get-tuple-element(v), index=0"), args));
+    }
+
     private static String module(String root) {
         return "HloModule m\nENTRY e {\n  p0 = f32[2,3] parameter(0)\n  " + root + "\n}\n";
     }

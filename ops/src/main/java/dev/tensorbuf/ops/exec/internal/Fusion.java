@@ -253,6 +253,13 @@ final class Fusion {
     }
 
     private TensorView hold(Held h, ArrayShape shape) {
+        // The stand-in carries the declared shape, so the interpreter's check of a result against
+        // its declaration sees the declaration itself: what the expression computes is checked here.
+        TensorView differs = h.leaves().stream().filter(l -> !l.dims().equals(shape.dims())).findFirst().orElse(null);
+        if (h.expr().type() != shape.dtype() || differs != null) {
+            throw new IllegalArgumentException("declares " + shape + " but computes " + h.expr().type().xlaName()
+                    + (differs != null ? differs.dims() : shape.dims()));
+        }
         TensorView zero = Materialize.allocate(ArrayShape.of(shape.dtype()), allocator);
         TensorView standIn = Ops.broadcast(zero, Extents.toArray(shape.dims()));
         held.put(standIn, h);

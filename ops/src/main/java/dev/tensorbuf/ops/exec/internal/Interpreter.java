@@ -305,6 +305,8 @@ public final class Interpreter {
                         asWritten.put(instr.name(), v);
                     }
                     v = folded;
+                } else {
+                    checkTuple("", instr.shape(), v);
                 }
             } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
                 throw new IllegalArgumentException(instr.opcode() + " " + where(comp, instr) + ": " + e.getMessage(), e);
@@ -605,6 +607,10 @@ public final class Interpreter {
             long valueBytes = generation.bytes;
             long iterations = 0;
             while (true) {
+                if (iterations == MAX_TRIPS) {
+                    throw new IllegalArgumentException("its condition " + condition.name() + " still holds after " + iterations
+                            + " trips, the most -Dtensorbuf.run.maxTrips allows");
+                }
                 Interpreter testing = new Interpreter(module, lines, arguments, generation);
                 TensorView go = testing.fusion.force(testing.runOn(test, value).view(), c.laidOut(), in.name());
                 if (TensorElements.of(go).getLong() == 0) {
@@ -699,6 +705,13 @@ public final class Interpreter {
         }
         return null;
     }
+
+    /**
+     * The most trips a loop may run, from {@code -Dtensorbuf.run.maxTrips} (no bound by default,
+     * as in XLA): a bound turns a loop that never ends, as a damaged module's may, into an error
+     * naming it (the fuzz targets run with one).
+     */
+    static final long MAX_TRIPS = Long.getLong("tensorbuf.run.maxTrips", Long.MAX_VALUE);
 
     /** Bytes a loop's iterations allocate from one arena before their value moves to a fresh one. */
     static final long LOOP_GENERATION_BYTES = 64L << 20;
@@ -1225,6 +1238,25 @@ public final class Interpreter {
         ArrayShape declared = in.arrayShape();
         if (v.dtype() != declared.dtype() || !v.dims().equals(declared.dims())) {
             throw new IllegalArgumentException("declares " + declared + " but computes " + v.dtype().xlaName() + v.dims());
+        }
+    }
+
+    /** Checks a tuple value, element by element, against the tuple shape {@code declared}. */
+    private static void checkTuple(String path, dev.tensorbuf.views.XlaShape declared, Value v) {
+        if (!(declared instanceof dev.tensorbuf.views.XlaShape.Tuple t) || t.elements().size() != v.elements().size()) {
+            throw new IllegalArgumentException("declares " + (path.isEmpty() ? "" : "element " + path + " as ") + declared
+                    + " but computes a tuple of " + v.elements().size());
+        }
+        for (int k = 0; k < t.elements().size(); k++) {
+            Value e = v.elements().get(k);
+            String at = path.isEmpty() ? Integer.toString(k) : path + "." + k;
+            if (e.isTuple()) {
+                checkTuple(at, t.elements().get(k), e);
+            } else if (!(t.elements().get(k) instanceof ArrayShape a) || a.dtype() != e.view().dtype()
+                    || !a.dims().equals(e.view().dims())) {
+                throw new IllegalArgumentException("declares element " + at + " as " + t.elements().get(k) + " but computes "
+                        + e.view().dtype().xlaName() + e.view().dims());
+            }
         }
     }
 
