@@ -586,7 +586,9 @@ public final class Interpreter {
      * The last value is copied into the run's memory, laid out as the loop's shape says. Where
      * XLA counts the trips to none or one, the loop is what XLA makes of it: its initial value,
      * or its body inlined; what XLA hoists out of the body ({@link LoopAnalysis}) is evaluated in
-     * memory.
+     * memory. {@code -Dtensorbuf.run.maxTrips=N}, read as each loop starts, bounds its trips (none
+     * by default, as in XLA): a loop that never ends, as a damaged module's may, becomes an error
+     * naming it.
      */
     private Value whileLoop(HloComputation comp, HloInstruction in, List<Value> operands) {
         HloComputation condition = loopComputation(in, "condition");
@@ -606,8 +608,9 @@ public final class Interpreter {
             Value value = copyOut(init, in.shape(), fusion, generation, in.name(), "its operand");
             long valueBytes = generation.bytes;
             long iterations = 0;
+            long maxTrips = Long.getLong("tensorbuf.run.maxTrips", Long.MAX_VALUE);
             while (true) {
-                if (iterations == MAX_TRIPS) {
+                if (iterations == maxTrips) {
                     throw new IllegalArgumentException("its condition " + condition.name() + " still holds after " + iterations
                             + " trips, the most -Dtensorbuf.run.maxTrips allows");
                 }
@@ -705,13 +708,6 @@ public final class Interpreter {
         }
         return null;
     }
-
-    /**
-     * The most trips a loop may run, from {@code -Dtensorbuf.run.maxTrips} (no bound by default,
-     * as in XLA): a bound turns a loop that never ends, as a damaged module's may, into an error
-     * naming it (the fuzz targets run with one).
-     */
-    static final long MAX_TRIPS = Long.getLong("tensorbuf.run.maxTrips", Long.MAX_VALUE);
 
     /** Bytes a loop's iterations allocate from one arena before their value moves to a fresh one. */
     static final long LOOP_GENERATION_BYTES = 64L << 20;
