@@ -339,6 +339,64 @@ class HloExecutorErrorTest {
                         + "  ROOT t = f32[2,3] get-tuple-element(v), index=0"), args));
     }
 
+    /**
+     * A loop's and a conditional's computations are checked before they run, as XLA's verifier
+     * does: a body returning the wrong shape ran in a loop of no trips, and a branch never chosen
+     * was never checked (found by running damaged modules through both).
+     */
+    @Test
+    void everyComputationOfALoopOrConditionalIsCheckedBeforeItRuns() {
+        Map<String, TensorView> args = Map.of("p0", view("f32[2,3]"), "i", view("s32[]"));
+        String loop = """
+                HloModule m
+                cond {
+                  a = (s32[], f32[2,3]) parameter(0)
+                  k = s32[] get-tuple-element(a), index=0
+                  z = s32[] constant(-2147483648)
+                  ROOT lt = pred[] compare(k, z), direction=LT
+                }
+                body {
+                  a = (s32[], f32[2,3]) parameter(0)
+                  k = s32[] get-tuple-element(a), index=0
+                  ROOT t = (s32[]) tuple(k)
+                }
+                ENTRY e {
+                  p0 = f32[2,3] parameter(0)
+                  i = s32[] parameter(1)
+                  t = (s32[], f32[2,3]) tuple(i, p0)
+                  w = (s32[], f32[2,3]) while(t), condition=cond, body=body
+                  ROOT r = f32[2,3] get-tuple-element(w), index=1
+                }
+                """;
+        assertContains("while (instruction %w, line 17): its body body's ROOT is (s32[]), not (s32[], f32[2,3]{1,0})",
+                failure(loop, args));
+        assertContains("its condition cond's parameter is (s32[], f32[3,2]{1,0}), not (s32[], f32[2,3]{1,0})",
+                failure(loop.replace("ROOT t = (s32[]) tuple(k)", "ROOT t = (s32[], f32[2,3]) tuple(k, k)")
+                        .replaceFirst("f32\\[2,3\\]", "f32[3,2]"), args));
+        String conditional = """
+                HloModule m
+                b0 {
+                  a = f32[2,3] parameter(0)
+                  ROOT n = f32[2,3] negate(a)
+                }
+                b1 {
+                  a = f32[2,3] parameter(0)
+                  ROOT n = s32[] constant(1)
+                }
+                ENTRY e {
+                  p0 = f32[2,3] parameter(0)
+                  i = s32[] constant(0)
+                  ROOT c = f32[2,3] conditional(i, p0, p0), branch_computations={b0, b1}
+                }
+                """;
+        Map<String, TensorView> one = Map.of("p0", view("f32[2,3]"));
+        assertContains("conditional (instruction %c, line 13): its branch b1's ROOT is s32[], not f32[2,3]{1,0}",
+                failure(conditional, one));
+        assertContains("its branch b1's parameter is f32[3,2]{1,0}, not f32[2,3]{1,0}",
+                failure(conditional.replace("a = f32[2,3] parameter(0)\n  ROOT n = s32[]", "a = f32[3,2] parameter(0)\n  ROOT n = s32[]"),
+                        one));
+    }
+
     private static String module(String root) {
         return "HloModule m\nENTRY e {\n  p0 = f32[2,3] parameter(0)\n  " + root + "\n}\n";
     }

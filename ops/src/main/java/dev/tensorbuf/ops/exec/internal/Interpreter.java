@@ -597,6 +597,12 @@ public final class Interpreter {
             throw new IllegalArgumentException("its condition " + condition.name() + " returns " + condition.root().shape()
                     + ": a loop's condition returns pred[]");
         }
+        // XLA's verifier checks every computation's signature before anything runs; checked only
+        // as it runs, a body that returns the wrong shape would pass in a loop of no trips.
+        sameShape("its operand " + in.operands().getFirst(), comp.instruction(in.operands().getFirst()).shape(), in.shape());
+        sameShape("its condition " + condition.name() + "'s parameter", condition.parameter(0).shape(), in.shape());
+        sameShape("its body " + body.name() + "'s parameter", body.parameter(0).shape(), in.shape());
+        sameShape("its body " + body.name() + "'s ROOT", body.root().shape(), in.shape());
         Value init = operands.getFirst();
         boolean counted = init.isTuple() && LoopAnalysis.countsTrips(condition, body,
                 k -> k < init.elements().size() && !init.elements().get(k).isTuple() && known.contains(init.elements().get(k).view()));
@@ -766,13 +772,20 @@ public final class Interpreter {
             throw new IllegalArgumentException("its selector " + in.operands().getFirst() + " is " + selector.dtype().xlaName()
                     + selector.dims() + ": " + (byPred ? "true_computation and false_computation take a pred[]" : "branch_computations take an s32[]"));
         }
+        for (int b = 0; b < branches.size(); b++) {
+            // Every branch, not only the one chosen, as XLA's verifier does.
+            HloComputation each = module.computation(branches.get(b));
+            if (each.parameterCount() != 1) {
+                throw new IllegalArgumentException("its branch " + each.name() + " has " + each.parameterCount()
+                        + " parameters: a branch takes one, its operand");
+            }
+            sameShape("its branch " + each.name() + "'s parameter", each.parameter(0).shape(),
+                    comp.instruction(in.operands().get(b + 1)).shape());
+            sameShape("its branch " + each.name() + "'s ROOT", each.root().shape(), in.shape());
+        }
         long at = TensorElements.of(selector).getLong();
         int k = byPred ? (at != 0 ? 0 : 1) : at < 0 || at >= branches.size() ? branches.size() - 1 : (int) at;
         HloComputation branch = module.computation(branches.get(k));
-        if (branch.parameterCount() != 1) {
-            throw new IllegalArgumentException("its branch " + branch.name() + " has " + branch.parameterCount()
-                    + " parameters: a branch takes one, its operand");
-        }
         // A selector XLA knows (a constant, or folded from constants) makes its simplifier inline
         // the branch, and elementwise work then fuses across the branch's edges. Else the
         // conditional stays, and its operand and result are arrays in memory: a product on one
@@ -1235,6 +1248,25 @@ public final class Interpreter {
         if (v.dtype() != declared.dtype() || !v.dims().equals(declared.dims())) {
             throw new IllegalArgumentException("declares " + declared + " but computes " + v.dtype().xlaName() + v.dims());
         }
+    }
+
+    /**
+     * Checks that {@code what}, of shape {@code actual}, has the types and dims of {@code expected}
+     * (layouts may differ, as in XLA: a loop's value is copied into its own layout).
+     */
+    private static void sameShape(String what, dev.tensorbuf.views.XlaShape actual, dev.tensorbuf.views.XlaShape expected) {
+        if (!withoutLayouts(actual).equals(withoutLayouts(expected))) {
+            throw new IllegalArgumentException(what + " is " + actual + ", not " + expected);
+        }
+    }
+
+    private static dev.tensorbuf.views.XlaShape withoutLayouts(dev.tensorbuf.views.XlaShape shape) {
+        return switch (shape) {
+            case ArrayShape a -> a.withoutLayout();
+            case dev.tensorbuf.views.XlaShape.Tuple t -> new dev.tensorbuf.views.XlaShape.Tuple(
+                    t.elements().stream().map(Interpreter::withoutLayouts).toList());
+            default -> shape;
+        };
     }
 
     /** Checks a tuple value, element by element, against the tuple shape {@code declared}. */
