@@ -246,6 +246,13 @@ public final class HloExecutor {
             return;
         }
         for (HloInstruction i : comp.instructions()) {
+            try {
+                Interpreter.checkDeclaredTypes(comp, i);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(i.opcode() + " (instruction %" + i.name()
+                        + lines.lineOf(comp.name(), i.name()).stream().mapToObj(n -> ", line " + n).findFirst().orElse("") + callers
+                        + "): " + e.getMessage(), e);
+            }
             if (i.opcode().equals("while")) {
                 for (String attribute : List.of("condition", "body")) {
                     java.util.Optional<String> name = i.text(attribute);

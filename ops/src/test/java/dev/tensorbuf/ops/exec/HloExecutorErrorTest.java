@@ -324,11 +324,13 @@ class HloExecutorErrorTest {
     @Test
     void declaredShapesAreCheckedWhereWorkIsHeldAndForTuples() {
         Map<String, TensorView> args = Map.of("p0", view("f32[2,3]"));
-        assertContains("transpose (instruction %t, line 5): declares f16[3,2]{1,0} but computes f32[3, 2]",
+        assertContains("transpose (instruction %t, line 5): transpose keeps its operand's element type: operand 0 (n) is f32,"
+                + " the result f16[3,2]{1,0}",
                 failure(module("n = f32[2,3] negate(p0)\n  ROOT t = f16[3,2] transpose(n), dimensions={1,0}"), args));
         assertContains("reverse (instruction %t, line 5): declares f32[2,4]{1,0} but computes f32[2, 3]",
                 failure(module("n = f32[2,3] negate(p0)\n  ROOT t = f32[2,4] reverse(n), dimensions={1}"), args));
-        assertContains("copy (instruction %c, line 5): declares s32[2,3]{1,0} but computes f32[2, 3]",
+        assertContains("copy (instruction %c, line 5): copy keeps its operand's element type: operand 0 (n) is f32, the result"
+                + " s32[2,3]{1,0}",
                 failure(module("n = f32[2,3] negate(p0)\n  c = s32[2,3] copy(n)\n  ROOT t = s32[2,3] negate(c)"), args));
         assertContains("tuple (instruction %t, line 4): declares f32[2,3]{1,0} but computes a tuple of 1",
                 failure(module("ROOT t = f32[2,3] tuple(p0)"), args));
@@ -395,6 +397,42 @@ class HloExecutorErrorTest {
         assertContains("its branch b1's parameter is f32[3,2]{1,0}, not f32[2,3]{1,0}",
                 failure(conditional.replace("a = f32[2,3] parameter(0)\n  ROOT n = s32[]", "a = f32[3,2] parameter(0)\n  ROOT n = s32[]"),
                         one));
+    }
+
+    /**
+     * Every instruction's element types and operand count are checked before the run, also where
+     * the run never goes: an instruction nothing reads, a branch not chosen (XLA's verifier
+     * refuses such modules; run computed them, found running damaged modules through both).
+     */
+    @Test
+    void typesAreCheckedInInstructionsTheRunNeverReaches() {
+        Map<String, TensorView> args = Map.of("p0", view("f32[2,3]"));
+        assertContains("add (instruction %d, line 4): add takes operands of its result type: got [f32, f32] making s32",
+                failure(module("d = s32[2,3] add(p0, p0)\n  ROOT t = f32[2,3] negate(p0)"), args));
+        assertContains("slice (instruction %d, line 4): slice keeps its operand's element type: operand 0 (p0) is f32, the result"
+                + " f16[1,3]{1,0}", failure(module("d = f16[1,3] slice(p0), slice={[0:1], [0:3]}\n  ROOT t = f32[2,3] negate(p0)"), args));
+        assertContains("transpose (instruction %d, line 4): transpose's dimensions [0] name 1 dims; its operand p0 has 2",
+                failure(module("d = f32[2,3] transpose(p0), dimensions={0}\n  ROOT t = f32[2,3] negate(p0)"), args));
+        String branches = """
+                HloModule m
+                b0 {
+                  a = f32[2,3] parameter(0)
+                  ROOT n = f32[2,3] negate(a)
+                }
+                b1 {
+                  a = f32[2,3] parameter(0)
+                  ROOT n = f32[2,3] pad(a, a), padding=0_0x0_0
+                }
+                ENTRY e {
+                  p0 = f32[2,3] parameter(0)
+                  i = s32[] constant(0)
+                  ROOT c = f32[2,3] conditional(i, p0, p0), branch_computations={b0, b1}
+                }
+                """;
+        assertContains("pad (instruction %n, line 9, in b1, a branch of %c, line 14): pad keeps its operand's element type:"
+                + " operand 1 (i) is s32, the result f32[2,3]{1,0}",
+                failure(branches.replace("pad(a, a)", "pad(a, i)").replace("  a = f32[2,3] parameter(0)\n  ROOT n = f32[2,3] pad",
+                        "  a = f32[2,3] parameter(0)\n  i = s32[] constant(0)\n  ROOT n = f32[2,3] pad"), args));
     }
 
     private static String module(String root) {

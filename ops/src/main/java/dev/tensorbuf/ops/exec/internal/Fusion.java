@@ -307,7 +307,7 @@ final class Fusion {
                 }
             }
         }
-        checkTypes(in, args, type);
+        checkTypes(in.opcode(), args.stream().map(TensorView::dtype).toList(), type);
         if (op.equals("convert") && args.getFirst().dtype() == DType.BF16 && type == DType.F32 && !isHeld(args.getFirst())) {
             // XLA widens bf16 bit for bit, a signalling NaN too; values travel here as doubles,
             // which quiet it, so Conversions copies this one (exactly) instead.
@@ -1708,39 +1708,42 @@ final class Fusion {
         return count.getOrDefault(comp.instruction(name).name(), 0) == 1 && !comp.root().name().equals(comp.instruction(name).name());
     }
 
-    private static void checkTypes(HloInstruction in, List<TensorView> a, DType type) {
-        String op = in.opcode();
+    /**
+     * Refuses elementwise op {@code op} of operands of {@code types} making {@code type} where XLA's
+     * verifier does: checked as the op runs, and for every instruction before the run starts.
+     */
+    static void checkTypes(String op, List<DType> a, DType type) {
         String why = null;
         switch (op) {
             case "convert" -> {
             }
             case "compare" -> {
-                if (type != DType.PRED || a.get(0).dtype() != a.get(1).dtype()) {
+                if (type != DType.PRED || a.get(0) != a.get(1)) {
                     why = "compare takes two operands of one type and makes pred";
                 }
             }
             case "select" -> {
-                if (a.get(0).dtype() != DType.PRED || a.get(1).dtype() != type || a.get(2).dtype() != type) {
+                if (a.get(0) != DType.PRED || a.get(1) != type || a.get(2) != type) {
                     why = "select takes a pred and two operands of its result type";
                 }
             }
             case "and", "or", "xor", "not" -> {
-                if (Pointwise.isFloat(type) || a.stream().anyMatch(v -> v.dtype() != type)) {
+                if (Pointwise.isFloat(type) || a.stream().anyMatch(v -> v != type)) {
                     why = op + " takes integers or pred of its result type";
                 }
             }
             case "is-finite" -> {
-                if (type != DType.PRED || !Pointwise.isFloat(a.getFirst().dtype())) {
+                if (type != DType.PRED || !Pointwise.isFloat(a.getFirst())) {
                     why = "is-finite takes a float and makes pred";
                 }
             }
             case "sign" -> {
-                if (a.getFirst().dtype() != type || type == DType.PRED || type.kind() == DType.Kind.UNSIGNED) {
+                if (a.getFirst() != type || type == DType.PRED || type.kind() == DType.Kind.UNSIGNED) {
                     why = "sign takes a float or signed integer of its result type";
                 }
             }
             default -> {
-                if (a.stream().anyMatch(v -> v.dtype() != type)) {
+                if (a.stream().anyMatch(v -> v != type)) {
                     why = op + " takes operands of its result type";
                 } else if (type == DType.PRED && !Set.of("maximum", "minimum", "clamp").contains(op)) {
                     why = op + " is not defined on pred";
@@ -1752,7 +1755,7 @@ final class Fusion {
             }
         }
         if (why != null) {
-            throw new IllegalArgumentException(why + ": got " + a.stream().map(v -> v.dtype().xlaName()).toList()
+            throw new IllegalArgumentException(why + ": got " + a.stream().map(DType::xlaName).toList()
                     + " making " + type.xlaName());
         }
     }

@@ -1140,12 +1140,15 @@ public final class Interpreter {
                 in.opcode() + " " + in.name() + " names no computation: expected " + (in.opcode().equals("call") ? "to_apply=" : "calls=")));
     }
 
+    private static String bitcastChangesType(dev.tensorbuf.views.XlaShape from, dev.tensorbuf.views.XlaShape to) {
+        return "bitcast from " + from + " to " + to + " changes the element type; that is bitcast-convert, which is not a data-movement op here";
+    }
+
     private Value bitcast(HloComputation comp, HloInstruction in, TensorView source, long[] dims) {
         ArrayShape from = operandShape(comp, in, 0).laidOut();
         ArrayShape to = in.arrayShape().laidOut();
         if (from.dtype() != to.dtype()) {
-            throw new IllegalArgumentException("bitcast from " + from + " to " + in.shape()
-                    + " changes the element type; that is bitcast-convert, which is not a data-movement op here");
+            throw new IllegalArgumentException(bitcastChangesType(from, in.shape()));
         }
         if (!from.requireLayout().tiles().isEmpty() || !to.requireLayout().tiles().isEmpty()) {
             // XLA's bitcast map follows minor_to_major alone, but tiles reorder the bytes: lay the
@@ -1247,6 +1250,61 @@ public final class Interpreter {
         ArrayShape declared = in.arrayShape();
         if (v.dtype() != declared.dtype() || !v.dims().equals(declared.dims())) {
             throw new IllegalArgumentException("declares " + declared + " but computes " + v.dtype().xlaName() + v.dims());
+        }
+    }
+
+    /** The moves whose result has the element type of the operands listed (by position). */
+    private static final Map<String, List<Integer>> KEEPS_TYPE = Map.ofEntries(
+            Map.entry("broadcast", List.of(0)), Map.entry("transpose", List.of(0)), Map.entry("reshape", List.of(0)),
+            Map.entry("copy", List.of(0)), Map.entry("slice", List.of(0)),
+            Map.entry("reverse", List.of(0)), Map.entry("pad", List.of(0, 1)), Map.entry("dynamic-slice", List.of(0)),
+            Map.entry("dynamic-update-slice", List.of(0, 1)), Map.entry("gather", List.of(0)), Map.entry("scatter", List.of(0, 2)));
+
+    /**
+     * Checks the element types {@code in} declares against its operands' declared types, and the
+     * number of its operands, as XLA's verifier does for every instruction before anything runs:
+     * checked only as it runs, an instruction in a branch not chosen or a loop of no trips would
+     * pass. Throws an IllegalArgumentException saying what is wrong, without the instruction's
+     * name (the caller adds where it is).
+     */
+    public static void checkDeclaredTypes(HloComputation comp, HloInstruction in) {
+        String op = in.opcode();
+        Integer count = OPERAND_COUNTS.get(op);
+        if (count == null && Pointwise.OPCODES.contains(op)) {
+            count = Pointwise.arity(op);
+        }
+        if (count != null && in.operands().size() != count) {
+            throw new IllegalArgumentException(op + " takes " + count + " operand" + (count == 1 ? "" : "s") + ", got "
+                    + in.operands().size() + ": " + in.operands());
+        }
+        if (!(in.shape() instanceof ArrayShape shape)) {
+            return;
+        }
+        List<DType> types = new ArrayList<>();
+        for (String o : in.operands()) {
+            if (!(comp.instruction(o).shape() instanceof ArrayShape a)) {
+                return; // a tuple operand: get-tuple-element and the calls check what they read
+            }
+            types.add(a.dtype());
+        }
+        if (Pointwise.OPCODES.contains(op)) {
+            Fusion.checkTypes(op, types, shape.dtype());
+        }
+        if ((op.equals("transpose") || op.equals("broadcast")) && in.text("dimensions").isPresent()
+                && comp.instruction(in.operands().getFirst()).shape() instanceof ArrayShape a
+                && in.intsOrEmpty("dimensions").size() != a.rank()) {
+            throw new IllegalArgumentException(op + "'s dimensions " + in.intsOrEmpty("dimensions") + " name "
+                    + in.intsOrEmpty("dimensions").size() + " dims; its operand " + in.operands().getFirst() + " has " + a.rank());
+        }
+        if (op.equals("bitcast") && types.getFirst() != shape.dtype()) {
+            throw new IllegalArgumentException(bitcastChangesType(comp.instruction(in.operands().getFirst()).shape(), in.shape()));
+        }
+        List<Integer> kept = KEEPS_TYPE.getOrDefault(op, List.of());
+        for (int k : kept) {
+            if (k < types.size() && types.get(k) != shape.dtype()) {
+                throw new IllegalArgumentException(op + " keeps its operand's element type: operand " + k + " ("
+                        + in.operands().get(k) + ") is " + types.get(k).xlaName() + ", the result " + shape);
+            }
         }
     }
 
