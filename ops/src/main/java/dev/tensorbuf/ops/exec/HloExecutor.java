@@ -235,6 +235,17 @@ public final class HloExecutor {
         }
     }
 
+    /** {@link Interpreter#checkDeclaredTypes} of {@code i}, its failure naming where {@code i} is. */
+    private static void checkDeclared(HloComputation comp, HloInstruction i, SourceLines lines, String callers) {
+        try {
+            Interpreter.checkDeclaredTypes(comp, i);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(i.opcode() + " (instruction %" + i.name()
+                    + lines.lineOf(comp.name(), i.name()).stream().mapToObj(n -> ", line " + n).findFirst().orElse("") + callers
+                    + "): " + e.getMessage(), e);
+        }
+    }
+
     /**
      * Refuses the first instruction of {@code comp}, or of a computation it calls, that does not
      * execute. {@code callers} locates {@code comp}'s call site for the message; each computation
@@ -246,12 +257,26 @@ public final class HloExecutor {
             return;
         }
         for (HloInstruction i : comp.instructions()) {
-            try {
-                Interpreter.checkDeclaredTypes(comp, i);
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(i.opcode() + " (instruction %" + i.name()
-                        + lines.lineOf(comp.name(), i.name()).stream().mapToObj(n -> ", line " + n).findFirst().orElse("") + callers
-                        + "): " + e.getMessage(), e);
+            checkDeclared(comp, i, lines, callers);
+            if (!CALL_OPCODES.contains(i.opcode()) && i.text("to_apply").isPresent()
+                    && module.computations().stream().anyMatch(c -> c.name().equals(i.text("to_apply").get().replaceFirst("^%", "")))
+                    && !(REDUCTION_OPCODES.contains(i.opcode()) && !Reductions.refusal(module, comp, i).isEmpty())) {
+                // A reducer or comparator runs as the op reads it, not instruction by instruction,
+                // but XLA's verifier checks its instructions as any others (a reducer run refuses
+                // says why below, more to the point).
+                HloComputation applied = module.computation(i.text("to_apply").get());
+                String site = ", in " + applied.name() + ", applied by %" + i.name()
+                        + lines.lineOf(comp.name(), i.name()).stream().mapToObj(n -> ", line " + n).findFirst().orElse("");
+                try {
+                    Interpreter.checkApplied(comp, i, applied);
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException(i.opcode() + " (instruction %" + i.name()
+                            + lines.lineOf(comp.name(), i.name()).stream().mapToObj(n -> ", line " + n).findFirst().orElse("") + callers
+                            + "): " + e.getMessage(), e);
+                }
+                for (HloInstruction a : applied.instructions()) {
+                    checkDeclared(applied, a, lines, site + callers);
+                }
             }
             if (i.opcode().equals("while")) {
                 for (String attribute : List.of("condition", "body")) {

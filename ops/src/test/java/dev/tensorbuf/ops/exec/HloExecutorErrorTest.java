@@ -413,6 +413,28 @@ class HloExecutorErrorTest {
                 + " f16[1,3]{1,0}", failure(module("d = f16[1,3] slice(p0), slice={[0:1], [0:3]}\n  ROOT t = f32[2,3] negate(p0)"), args));
         assertContains("transpose (instruction %d, line 4): transpose's dimensions [0] name 1 dims; its operand p0 has 2",
                 failure(module("d = f32[2,3] transpose(p0), dimensions={0}\n  ROOT t = f32[2,3] negate(p0)"), args));
+        assertContains("add (instruction %d, line 4): add is elementwise: operand 1 (s) is f32[3]{0}, the result f32[2,3]{1,0}",
+                failure(module("d = f32[2,3] add(p0, s)\n  s = f32[3] slice(p0), slice={[0:1], [0:3]}\n"
+                        + "  ROOT t = f32[2,3] negate(p0)"), args));
+        assertContains("get-tuple-element (instruction %g, line 5): element 0 of u is f32[2,3]{1,0}, not s32[]",
+                failure(module("u = (f32[2,3]) tuple(p0)\n  g = s32[] get-tuple-element(u), index=0\n"
+                        + "  ROOT t = f32[2,3] negate(p0)"), args));
+        String sort = """
+                HloModule m
+                order {
+                  a = f32[] parameter(0)
+                  b = f32[] parameter(1)
+                  ROOT lt = s32[] compare(a, b), direction=LT
+                }
+                ENTRY e {
+                  p0 = f32[2,3] parameter(0)
+                  ROOT s = f32[2,3] sort(p0), dimensions={1}, to_apply=order
+                }
+                """;
+        assertContains("compare (instruction %lt, line 5, in order, applied by %s, line 9): compare takes two operands of one type"
+                + " and makes pred: got [f32, f32] making s32", failure(sort, args));
+        assertContains("sort (instruction %s, line 9): its to_apply order's parameter 1 is s32[], not f32[]",
+                failure(sort.replace("b = f32[] parameter(1)", "b = s32[] parameter(1)"), args));
         String branches = """
                 HloModule m
                 b0 {

@@ -1140,15 +1140,12 @@ public final class Interpreter {
                 in.opcode() + " " + in.name() + " names no computation: expected " + (in.opcode().equals("call") ? "to_apply=" : "calls=")));
     }
 
-    private static String bitcastChangesType(dev.tensorbuf.views.XlaShape from, dev.tensorbuf.views.XlaShape to) {
-        return "bitcast from " + from + " to " + to + " changes the element type; that is bitcast-convert, which is not a data-movement op here";
-    }
-
     private Value bitcast(HloComputation comp, HloInstruction in, TensorView source, long[] dims) {
         ArrayShape from = operandShape(comp, in, 0).laidOut();
         ArrayShape to = in.arrayShape().laidOut();
         if (from.dtype() != to.dtype()) {
-            throw new IllegalArgumentException(bitcastChangesType(from, in.shape()));
+            throw new IllegalArgumentException("bitcast from " + from + " to " + in.shape()
+                    + " changes the element type; that is bitcast-convert, which is not a data-movement op here");
         }
         if (!from.requireLayout().tiles().isEmpty() || !to.requireLayout().tiles().isEmpty()) {
             // XLA's bitcast map follows minor_to_major alone, but tiles reorder the bytes: lay the
@@ -1277,18 +1274,36 @@ public final class Interpreter {
             throw new IllegalArgumentException(op + " takes " + count + " operand" + (count == 1 ? "" : "s") + ", got "
                     + in.operands().size() + ": " + in.operands());
         }
+        if (op.equals("get-tuple-element") && comp.instruction(in.operands().getFirst()).shape() instanceof dev.tensorbuf.views.XlaShape.Tuple t) {
+            long k = in.intValue("index", -1);
+            if (k < 0 || k >= t.elements().size()) {
+                throw new IllegalArgumentException("index=" + k + " is not an element of " + in.operands().getFirst() + ", a tuple of "
+                        + t.elements().size());
+            }
+            sameShape("element " + k + " of " + in.operands().getFirst(), t.elements().get((int) k), in.shape());
+        }
         if (!(in.shape() instanceof ArrayShape shape)) {
             return;
         }
         List<DType> types = new ArrayList<>();
+        List<ArrayShape> shapes = new ArrayList<>();
         for (String o : in.operands()) {
             if (!(comp.instruction(o).shape() instanceof ArrayShape a)) {
                 return; // a tuple operand: get-tuple-element and the calls check what they read
             }
             types.add(a.dtype());
+            shapes.add(a);
         }
         if (Pointwise.OPCODES.contains(op)) {
             Fusion.checkTypes(op, types, shape.dtype());
+            for (int k = 0; k < shapes.size(); k++) {
+                // clamp's bounds and select's pred may be scalars; every other operand has the result's dims.
+                boolean scalarAllowed = op.equals("clamp") && k != 1 || op.equals("select") && k == 0;
+                if (!shapes.get(k).dims().equals(shape.dims()) && !(scalarAllowed && shapes.get(k).rank() == 0)) {
+                    throw new IllegalArgumentException(op + " is elementwise: operand " + k + " (" + in.operands().get(k) + ") is "
+                            + shapes.get(k) + ", the result " + shape);
+                }
+            }
         }
         if ((op.equals("transpose") || op.equals("broadcast")) && in.text("dimensions").isPresent()
                 && comp.instruction(in.operands().getFirst()).shape() instanceof ArrayShape a
@@ -1296,14 +1311,48 @@ public final class Interpreter {
             throw new IllegalArgumentException(op + "'s dimensions " + in.intsOrEmpty("dimensions") + " name "
                     + in.intsOrEmpty("dimensions").size() + " dims; its operand " + in.operands().getFirst() + " has " + a.rank());
         }
-        if (op.equals("bitcast") && types.getFirst() != shape.dtype()) {
-            throw new IllegalArgumentException(bitcastChangesType(comp.instruction(in.operands().getFirst()).shape(), in.shape()));
-        }
         List<Integer> kept = KEEPS_TYPE.getOrDefault(op, List.of());
         for (int k : kept) {
             if (k < types.size() && types.get(k) != shape.dtype()) {
                 throw new IllegalArgumentException(op + " keeps its operand's element type: operand " + k + " ("
                         + in.operands().get(k) + ") is " + types.get(k).xlaName() + ", the result " + shape);
+            }
+        }
+    }
+
+    /**
+     * Checks the parameters of {@code applied}, the reducer or comparator {@code in} applies, against
+     * {@code in}'s operands, as XLA's verifier does: scalars of each operand's type, two per operand
+     * for a sort (a pair to compare), an accumulator and an element per operand for a reduce and a
+     * reduce-window, the operand's type twice for a scatter. Other ops are left to their run.
+     */
+    public static void checkApplied(HloComputation comp, HloInstruction in, HloComputation applied) {
+        List<DType> types = new ArrayList<>();
+        for (String o : in.operands()) {
+            if (!(comp.instruction(o).shape() instanceof ArrayShape a)) {
+                return;
+            }
+            types.add(a.dtype());
+        }
+        List<DType> expected = switch (in.opcode()) {
+            case "sort" -> types.stream().flatMap(t -> java.util.stream.Stream.of(t, t)).toList();
+            case "reduce", "reduce-window" -> types.size() % 2 != 0 ? null : java.util.stream.Stream.concat(
+                    types.subList(0, types.size() / 2).stream(), types.subList(0, types.size() / 2).stream()).toList();
+            case "scatter" -> types.size() != 3 ? null : List.of(types.getFirst(), types.getFirst());
+            default -> null;
+        };
+        if (expected == null) {
+            return;
+        }
+        if (applied.parameterCount() != expected.size()) {
+            throw new IllegalArgumentException("its to_apply " + applied.name() + " takes " + applied.parameterCount()
+                    + " parameters; " + in.opcode() + " of " + types.size() + " operands applies one to " + expected.size());
+        }
+        for (int k = 0; k < expected.size(); k++) {
+            dev.tensorbuf.views.XlaShape p = applied.parameter(k).shape();
+            if (!(p instanceof ArrayShape a) || a.rank() != 0 || a.dtype() != expected.get(k)) {
+                throw new IllegalArgumentException("its to_apply " + applied.name() + "'s parameter " + k + " is " + p + ", not "
+                        + expected.get(k).xlaName() + "[]");
             }
         }
     }
