@@ -235,14 +235,18 @@ public final class HloExecutor {
         }
     }
 
-    /** {@link Interpreter#checkDeclaredTypes} of {@code i}, its failure naming where {@code i} is. */
-    private static void checkDeclared(HloComputation comp, HloInstruction i, SourceLines lines, String callers) {
+    /** {@return ", line N" for {@code i}'s line in the module's text, or nothing where the text is not known} */
+    private static String line(SourceLines lines, HloComputation comp, HloInstruction i) {
+        return lines.lineOf(comp.name(), i.name()).stream().mapToObj(n -> ", line " + n).findFirst().orElse("");
+    }
+
+    /** Runs {@code check} of {@code i}, its failure naming where {@code i} is. */
+    private static void located(HloComputation comp, HloInstruction i, SourceLines lines, String callers, Runnable check) {
         try {
-            Interpreter.checkDeclaredTypes(comp, i);
+            check.run();
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(i.opcode() + " (instruction %" + i.name()
-                    + lines.lineOf(comp.name(), i.name()).stream().mapToObj(n -> ", line " + n).findFirst().orElse("") + callers
-                    + "): " + e.getMessage(), e);
+            throw new IllegalArgumentException(i.opcode() + " (instruction %" + i.name() + line(lines, comp, i) + callers + "): "
+                    + e.getMessage(), e);
         }
     }
 
@@ -257,7 +261,7 @@ public final class HloExecutor {
             return;
         }
         for (HloInstruction i : comp.instructions()) {
-            checkDeclared(comp, i, lines, callers);
+            located(comp, i, lines, callers, () -> Interpreter.checkDeclaredTypes(comp, i));
             if (!CALL_OPCODES.contains(i.opcode()) && i.text("to_apply").isPresent()
                     && module.computations().stream().anyMatch(c -> c.name().equals(i.text("to_apply").get().replaceFirst("^%", "")))
                     && !(REDUCTION_OPCODES.contains(i.opcode()) && !Reductions.refusal(module, comp, i).isEmpty())) {
@@ -265,17 +269,10 @@ public final class HloExecutor {
                 // but XLA's verifier checks its instructions as any others (a reducer run refuses
                 // says why below, more to the point).
                 HloComputation applied = module.computation(i.text("to_apply").get());
-                String site = ", in " + applied.name() + ", applied by %" + i.name()
-                        + lines.lineOf(comp.name(), i.name()).stream().mapToObj(n -> ", line " + n).findFirst().orElse("");
-                try {
-                    Interpreter.checkApplied(comp, i, applied);
-                } catch (IllegalArgumentException e) {
-                    throw new IllegalArgumentException(i.opcode() + " (instruction %" + i.name()
-                            + lines.lineOf(comp.name(), i.name()).stream().mapToObj(n -> ", line " + n).findFirst().orElse("") + callers
-                            + "): " + e.getMessage(), e);
-                }
+                located(comp, i, lines, callers, () -> Interpreter.checkApplied(comp, i, applied));
+                String site = ", in " + applied.name() + ", applied by %" + i.name() + line(lines, comp, i);
                 for (HloInstruction a : applied.instructions()) {
-                    checkDeclared(applied, a, lines, site + callers);
+                    located(applied, a, lines, site + callers, () -> Interpreter.checkDeclaredTypes(applied, a));
                 }
             }
             if (i.opcode().equals("while")) {
@@ -284,21 +281,18 @@ public final class HloExecutor {
                     if (name.isPresent()) {   // else the run names what is missing
                         HloComputation callee = module.computation(name.get());
                         checkSupported(module, callee, lines, ", in " + callee.name() + ", the " + attribute + " of %" + i.name()
-                                + lines.lineOf(comp.name(), i.name()).stream().mapToObj(n -> ", line " + n).findFirst().orElse("")
-                                + callers, checked);
+                                + line(lines, comp, i) + callers, checked);
                     }
                 }
             } else if (i.opcode().equals("conditional")) {
                 for (String branch : Interpreter.branchNames(i)) {
                     HloComputation callee = module.computation(branch);
                     checkSupported(module, callee, lines, ", in " + callee.name() + ", a branch of %" + i.name()
-                            + lines.lineOf(comp.name(), i.name()).stream().mapToObj(n -> ", line " + n).findFirst().orElse("")
-                            + callers, checked);
+                            + line(lines, comp, i) + callers, checked);
                 }
             } else if (CALL_OPCODES.contains(i.opcode())) {
                 HloComputation callee = module.computation(Interpreter.calleeName(i));
-                String site = ", in " + callee.name() + ", called by %" + i.name()
-                        + lines.lineOf(comp.name(), i.name()).stream().mapToObj(n -> ", line " + n).findFirst().orElse("");
+                String site = ", in " + callee.name() + ", called by %" + i.name() + line(lines, comp, i);
                 checkSupported(module, callee, lines, site + callers, checked);
             } else if (i.opcode().equals("custom-call") && (Interpreter.isShardingAnnotation(i) || Interpreter.isTopK(i))) {
                 continue;

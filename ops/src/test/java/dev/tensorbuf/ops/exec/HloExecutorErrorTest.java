@@ -375,22 +375,7 @@ class HloExecutorErrorTest {
         assertContains("its condition cond's parameter is (s32[], f32[3,2]{1,0}), not (s32[], f32[2,3]{1,0})",
                 failure(loop.replace("ROOT t = (s32[]) tuple(k)", "ROOT t = (s32[], f32[2,3]) tuple(k, k)")
                         .replaceFirst("f32\\[2,3\\]", "f32[3,2]"), args));
-        String conditional = """
-                HloModule m
-                b0 {
-                  a = f32[2,3] parameter(0)
-                  ROOT n = f32[2,3] negate(a)
-                }
-                b1 {
-                  a = f32[2,3] parameter(0)
-                  ROOT n = s32[] constant(1)
-                }
-                ENTRY e {
-                  p0 = f32[2,3] parameter(0)
-                  i = s32[] constant(0)
-                  ROOT c = f32[2,3] conditional(i, p0, p0), branch_computations={b0, b1}
-                }
-                """;
+        String conditional = twoBranches("  a = f32[2,3] parameter(0)\n  ROOT n = s32[] constant(1)");
         Map<String, TensorView> one = Map.of("p0", view("f32[2,3]"));
         assertContains("conditional (instruction %c, line 13): its branch b1's ROOT is s32[], not f32[2,3]{1,0}",
                 failure(conditional, one));
@@ -435,26 +420,16 @@ class HloExecutorErrorTest {
                 + " and makes pred: got [f32, f32] making s32", failure(sort, args));
         assertContains("sort (instruction %s, line 9): its to_apply order's parameter 1 is s32[], not f32[]",
                 failure(sort.replace("b = f32[] parameter(1)", "b = s32[] parameter(1)"), args));
-        String branches = """
-                HloModule m
-                b0 {
-                  a = f32[2,3] parameter(0)
-                  ROOT n = f32[2,3] negate(a)
-                }
-                b1 {
-                  a = f32[2,3] parameter(0)
-                  ROOT n = f32[2,3] pad(a, a), padding=0_0x0_0
-                }
-                ENTRY e {
-                  p0 = f32[2,3] parameter(0)
-                  i = s32[] constant(0)
-                  ROOT c = f32[2,3] conditional(i, p0, p0), branch_computations={b0, b1}
-                }
-                """;
         assertContains("pad (instruction %n, line 9, in b1, a branch of %c, line 14): pad keeps its operand's element type:"
-                + " operand 1 (i) is s32, the result f32[2,3]{1,0}",
-                failure(branches.replace("pad(a, a)", "pad(a, i)").replace("  a = f32[2,3] parameter(0)\n  ROOT n = f32[2,3] pad",
-                        "  a = f32[2,3] parameter(0)\n  i = s32[] constant(0)\n  ROOT n = f32[2,3] pad"), args));
+                + " operand 1 (i) is s32, the result f32[2,3]{1,0}", failure(twoBranches(
+                        "  a = f32[2,3] parameter(0)\n  i = s32[] constant(0)\n  ROOT n = f32[2,3] pad(a, i), padding=0_0x0_0"), args));
+    }
+
+    /** {@return a conditional whose constant selector chooses branch b0, the negation; b1's body is {@code b1}} */
+    private static String twoBranches(String b1) {
+        return "HloModule m\nb0 {\n  a = f32[2,3] parameter(0)\n  ROOT n = f32[2,3] negate(a)\n}\nb1 {\n" + b1 + "\n}\n"
+                + "ENTRY e {\n  p0 = f32[2,3] parameter(0)\n  i = s32[] constant(0)\n"
+                + "  ROOT c = f32[2,3] conditional(i, p0, p0), branch_computations={b0, b1}\n}\n";
     }
 
     private static String module(String root) {
