@@ -262,6 +262,7 @@ public final class HloExecutor {
         }
         for (HloInstruction i : comp.instructions()) {
             located(comp, i, lines, callers, () -> Interpreter.checkDeclaredTypes(comp, i));
+            located(comp, i, lines, callers, () -> Interpreter.checkSignatures(module, comp, i));
             if (!CALL_OPCODES.contains(i.opcode()) && i.text("to_apply").isPresent()
                     && module.computations().stream().anyMatch(c -> c.name().equals(i.text("to_apply").get().replaceFirst("^%", "")))
                     && !(REDUCTION_OPCODES.contains(i.opcode()) && !Reductions.refusal(module, comp, i).isEmpty())) {

@@ -307,7 +307,7 @@ final class Fusion {
                 }
             }
         }
-        checkTypes(in.opcode(), args.stream().map(TensorView::dtype).toList(), type);
+        // Types were checked before the run (Interpreter.checkDeclaredTypes, for every instruction).
         if (op.equals("convert") && args.getFirst().dtype() == DType.BF16 && type == DType.F32 && !isHeld(args.getFirst())) {
             // XLA widens bf16 bit for bit, a signalling NaN too; values travel here as doubles,
             // which quiet it, so Conversions copies this one (exactly) instead.
@@ -1710,7 +1710,7 @@ final class Fusion {
 
     /**
      * Refuses elementwise op {@code op} of operands of {@code types} making {@code type} where XLA's
-     * verifier does: checked as the op runs, and for every instruction before the run starts.
+     * verifier does; called for every instruction before the run starts.
      */
     static void checkTypes(String op, List<DType> a, DType type) {
         String why = null;

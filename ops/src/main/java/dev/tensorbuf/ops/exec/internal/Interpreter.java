@@ -465,12 +465,6 @@ public final class Interpreter {
             "conditional");
 
     private Value apply(HloComputation comp, HloInstruction in, List<TensorView> ops, List<Value> values) {
-        Integer count = OPERAND_COUNTS.get(in.opcode());
-        if (count != null && values.size() != count) {
-            // Extra operands were ignored: copy(p0, p0) ran as copy(p0), which XLA refuses.
-            throw new IllegalArgumentException(in.opcode() + " takes " + count + " operand" + (count == 1 ? "" : "s")
-                    + ", got " + values.size() + ": " + in.operands());
-        }
         if (in.opcode().equals("tuple")) {
             return new Value(null, ExecutedInstruction.Kind.VIEW, false, List.copyOf(values), "");
         }
@@ -591,18 +585,10 @@ public final class Interpreter {
      * naming it.
      */
     private Value whileLoop(HloComputation comp, HloInstruction in, List<Value> operands) {
-        HloComputation condition = loopComputation(in, "condition");
-        HloComputation body = loopComputation(in, "body");
-        if (!(condition.root().shape() instanceof ArrayShape c) || c.dtype() != DType.PRED || c.rank() != 0) {
-            throw new IllegalArgumentException("its condition " + condition.name() + " returns " + condition.root().shape()
-                    + ": a loop's condition returns pred[]");
-        }
-        // XLA's verifier checks every computation's signature before anything runs; checked only
-        // as it runs, a body that returns the wrong shape would pass in a loop of no trips.
-        sameShape("its operand " + in.operands().getFirst(), comp.instruction(in.operands().getFirst()).shape(), in.shape());
-        sameShape("its condition " + condition.name() + "'s parameter", condition.parameter(0).shape(), in.shape());
-        sameShape("its body " + body.name() + "'s parameter", body.parameter(0).shape(), in.shape());
-        sameShape("its body " + body.name() + "'s ROOT", body.root().shape(), in.shape());
+        // checkSignatures has checked both computations against the loop before the run began.
+        HloComputation condition = loopComputation(module, in, "condition");
+        HloComputation body = loopComputation(module, in, "body");
+        ArrayShape c = condition.root().arrayShape();
         Value init = operands.getFirst();
         boolean counted = init.isTuple() && LoopAnalysis.countsTrips(condition, body,
                 k -> k < init.elements().size() && !init.elements().get(k).isTuple() && known.contains(init.elements().get(k).view()));
@@ -772,17 +758,7 @@ public final class Interpreter {
             throw new IllegalArgumentException("its selector " + in.operands().getFirst() + " is " + selector.dtype().xlaName()
                     + selector.dims() + ": " + (byPred ? "true_computation and false_computation take a pred[]" : "branch_computations take an s32[]"));
         }
-        for (int b = 0; b < branches.size(); b++) {
-            // Every branch, not only the one chosen, as XLA's verifier does.
-            HloComputation each = module.computation(branches.get(b));
-            if (each.parameterCount() != 1) {
-                throw new IllegalArgumentException("its branch " + each.name() + " has " + each.parameterCount()
-                        + " parameters: a branch takes one, its operand");
-            }
-            sameShape("its branch " + each.name() + "'s parameter", each.parameter(0).shape(),
-                    comp.instruction(in.operands().get(b + 1)).shape());
-            sameShape("its branch " + each.name() + "'s ROOT", each.root().shape(), in.shape());
-        }
+        // checkSignatures has checked every branch against the conditional before the run began.
         long at = TensorElements.of(selector).getLong();
         int k = byPred ? (at != 0 ? 0 : 1) : at < 0 || at >= branches.size() ? branches.size() - 1 : (int) at;
         HloComputation branch = module.computation(branches.get(k));
@@ -839,7 +815,7 @@ public final class Interpreter {
                         + " branch_computations={...}, or true_computation= and false_computation="))).toList();
     }
 
-    private HloComputation loopComputation(HloInstruction in, String attribute) {
+    private static HloComputation loopComputation(HloModule module, HloInstruction in, String attribute) {
         HloComputation comp = module.computation(in.text(attribute).orElseThrow(() -> new IllegalArgumentException(
                 "while names no " + attribute + ": expected " + attribute + "=")));
         if (comp.parameterCount() != 1) {
@@ -1271,6 +1247,7 @@ public final class Interpreter {
             count = Pointwise.arity(op);
         }
         if (count != null && in.operands().size() != count) {
+            // Extra operands would be ignored: copy(p0, p0) would run as copy(p0), which XLA refuses.
             throw new IllegalArgumentException(op + " takes " + count + " operand" + (count == 1 ? "" : "s") + ", got "
                     + in.operands().size() + ": " + in.operands());
         }
@@ -1285,20 +1262,16 @@ public final class Interpreter {
         if (!(in.shape() instanceof ArrayShape shape)) {
             return;
         }
-        List<DType> types = new ArrayList<>();
-        List<ArrayShape> shapes = new ArrayList<>();
-        for (String o : in.operands()) {
-            if (!(comp.instruction(o).shape() instanceof ArrayShape a)) {
-                return; // a tuple operand: get-tuple-element and the calls check what they read
-            }
-            types.add(a.dtype());
-            shapes.add(a);
+        List<ArrayShape> shapes = operandArrays(comp, in);
+        if (shapes == null) {
+            return; // a tuple operand: get-tuple-element and the calls check what they read
         }
+        List<DType> types = shapes.stream().map(ArrayShape::dtype).toList();
         if (Pointwise.OPCODES.contains(op)) {
             Fusion.checkTypes(op, types, shape.dtype());
             for (int k = 0; k < shapes.size(); k++) {
-                // clamp's bounds and select's pred may be scalars; every other operand has the result's dims.
-                boolean scalarAllowed = op.equals("clamp") && k != 1 || op.equals("select") && k == 0;
+                // clamp's bounds may be scalars (the run broadcasts them); every other operand has the result's dims.
+                boolean scalarAllowed = op.equals("clamp") && k != 1;
                 if (!shapes.get(k).dims().equals(shape.dims()) && !(scalarAllowed && shapes.get(k).rank() == 0)) {
                     throw new IllegalArgumentException(op + " is elementwise: operand " + k + " (" + in.operands().get(k) + ") is "
                             + shapes.get(k) + ", the result " + shape);
@@ -1321,19 +1294,50 @@ public final class Interpreter {
     }
 
     /**
+     * Checks a loop's condition and body, and every branch of a conditional, against the loop's or
+     * conditional's shape, as XLA's verifier does before anything runs: checked only as they run,
+     * a body returning the wrong shape would pass in a loop of no trips, and a branch never chosen
+     * would never be checked. Other instructions pass.
+     */
+    public static void checkSignatures(HloModule module, HloComputation comp, HloInstruction in) {
+        if (in.opcode().equals("while") && in.operands().size() == 1) {
+            HloComputation condition = loopComputation(module, in, "condition");
+            HloComputation body = loopComputation(module, in, "body");
+            if (!(condition.root().shape() instanceof ArrayShape c) || c.dtype() != DType.PRED || c.rank() != 0) {
+                throw new IllegalArgumentException("its condition " + condition.name() + " returns " + condition.root().shape()
+                        + ": a loop's condition returns pred[]");
+            }
+            sameShape("its operand " + in.operands().getFirst(), comp.instruction(in.operands().getFirst()).shape(), in.shape());
+            sameShape("its condition " + condition.name() + "'s parameter", condition.parameter(0).shape(), in.shape());
+            sameShape("its body " + body.name() + "'s parameter", body.parameter(0).shape(), in.shape());
+            sameShape("its body " + body.name() + "'s ROOT", body.root().shape(), in.shape());
+        } else if (in.opcode().equals("conditional") && in.operands().size() == branchNames(in).size() + 1) {
+            List<String> branches = branchNames(in);
+            for (int b = 0; b < branches.size(); b++) {
+                HloComputation each = module.computation(branches.get(b));
+                if (each.parameterCount() != 1) {
+                    throw new IllegalArgumentException("its branch " + each.name() + " has " + each.parameterCount()
+                            + " parameters: a branch takes one, its operand");
+                }
+                sameShape("its branch " + each.name() + "'s parameter", each.parameter(0).shape(),
+                        comp.instruction(in.operands().get(b + 1)).shape());
+                sameShape("its branch " + each.name() + "'s ROOT", each.root().shape(), in.shape());
+            }
+        }
+    }
+
+    /**
      * Checks the parameters of {@code applied}, the reducer or comparator {@code in} applies, against
      * {@code in}'s operands, as XLA's verifier does: scalars of each operand's type, two per operand
      * for a sort (a pair to compare), an accumulator and an element per operand for a reduce and a
      * reduce-window, the operand's type twice for a scatter. Other ops are left to their run.
      */
     public static void checkApplied(HloComputation comp, HloInstruction in, HloComputation applied) {
-        List<DType> types = new ArrayList<>();
-        for (String o : in.operands()) {
-            if (!(comp.instruction(o).shape() instanceof ArrayShape a)) {
-                return;
-            }
-            types.add(a.dtype());
+        List<ArrayShape> shapes = operandArrays(comp, in);
+        if (shapes == null) {
+            return;
         }
+        List<DType> types = shapes.stream().map(ArrayShape::dtype).toList();
         List<DType> expected = switch (in.opcode()) {
             case "sort" -> types.stream().flatMap(t -> java.util.stream.Stream.of(t, t)).toList();
             case "reduce", "reduce-window" -> types.size() % 2 != 0 ? null : java.util.stream.Stream.concat(
@@ -1355,6 +1359,18 @@ public final class Interpreter {
                         + expected.get(k).xlaName() + "[]");
             }
         }
+    }
+
+    /** {@return the declared shapes of {@code in}'s operands, or null where one is a tuple} */
+    private static List<ArrayShape> operandArrays(HloComputation comp, HloInstruction in) {
+        List<ArrayShape> shapes = new ArrayList<>();
+        for (String o : in.operands()) {
+            if (!(comp.instruction(o).shape() instanceof ArrayShape a)) {
+                return null;
+            }
+            shapes.add(a);
+        }
+        return shapes;
     }
 
     /**
