@@ -142,7 +142,7 @@ public final class HloExecutor {
         SourceLines lines = SourceLines.of(moduleText);
         Map<String, TensorView> bound;
         try {
-            checkSupported(module, module.entry(), lines, "", new java.util.HashSet<>());
+            checkModule(module, lines);
             bound = Arguments.bind(module.entry(), arguments);
         } catch (RuntimeException | Error e) {
             allocator.close();
@@ -185,7 +185,7 @@ public final class HloExecutor {
                     + " is " + expected + ": type and dims must match");
         }
         SourceLines lines = SourceLines.of(moduleText);
-        checkSupported(module, module.entry(), lines, "", new java.util.HashSet<>());
+        checkModule(module, lines);
         Map<String, TensorView> bound = Arguments.bind(module.entry(), arguments);
         Allocator allocator = Allocators.shared();
         try {
@@ -218,7 +218,7 @@ public final class HloExecutor {
     public static final List<String> COMPUTATION_OPCODES = List.of("call", "fusion", "while", "conditional");
 
     private static Execution run(HloModule module, SourceLines lines, Map<String, TensorView> arguments) {
-        checkSupported(module, module.entry(), lines, "", new java.util.HashSet<>());
+        checkModule(module, lines);
         Map<String, TensorView> bound = Arguments.bind(module.entry(), arguments);
         return run(module, lines, bound, Allocators.shared());
     }
@@ -251,6 +251,31 @@ public final class HloExecutor {
     }
 
     /**
+     * The checks before a run, as XLA's verifier's: every computation the entry runs
+     * ({@link #checkSupported}), and the types and shapes in those it does not, which the run
+     * never reads but XLA refuses all the same.
+     */
+    private static void checkModule(HloModule module, SourceLines lines) {
+        java.util.Set<String> checked = new java.util.HashSet<>();
+        checkSupported(module, module.entry(), lines, "", checked);
+        java.util.Set<String> reached = new java.util.HashSet<>(checked);
+        for (String name : checked) {
+            for (HloInstruction i : module.computation(name).instructions()) {
+                i.text("to_apply").ifPresent(applied -> reached.add(module.computation(applied).name()));
+            }
+        }
+        for (HloComputation c : module.computations()) {
+            if (!reached.contains(c.name())) {
+                String where = ", in " + c.name() + ", which the entry does not call";
+                for (HloInstruction i : c.instructions()) {
+                    located(c, i, lines, where, () -> Interpreter.checkDeclaredTypes(module, c, i));
+                    located(c, i, lines, where, () -> Interpreter.checkSignatures(module, c, i));
+                }
+            }
+        }
+    }
+
+    /**
      * Refuses the first instruction of {@code comp}, or of a computation it calls, that does not
      * execute. {@code callers} locates {@code comp}'s call site for the message; each computation
      * is checked once (the parser refuses call cycles).
@@ -261,7 +286,7 @@ public final class HloExecutor {
             return;
         }
         for (HloInstruction i : comp.instructions()) {
-            located(comp, i, lines, callers, () -> Interpreter.checkDeclaredTypes(comp, i));
+            located(comp, i, lines, callers, () -> Interpreter.checkDeclaredTypes(module, comp, i));
             located(comp, i, lines, callers, () -> Interpreter.checkSignatures(module, comp, i));
             if (!CALL_OPCODES.contains(i.opcode()) && i.text("to_apply").isPresent()
                     && module.computations().stream().anyMatch(c -> c.name().equals(i.text("to_apply").get().replaceFirst("^%", "")))
@@ -270,11 +295,12 @@ public final class HloExecutor {
                 // but XLA's verifier checks its instructions as any others (a reducer run refuses
                 // says why below, more to the point).
                 HloComputation applied = module.computation(i.text("to_apply").get());
-                located(comp, i, lines, callers, () -> Interpreter.checkApplied(comp, i, applied));
+                located(comp, i, lines, callers, () -> Interpreter.checkApplied(comp, i, applied, false));
                 String site = ", in " + applied.name() + ", applied by %" + i.name() + line(lines, comp, i);
                 for (HloInstruction a : applied.instructions()) {
-                    located(applied, a, lines, site + callers, () -> Interpreter.checkDeclaredTypes(applied, a));
+                    located(applied, a, lines, site + callers, () -> Interpreter.checkDeclaredTypes(module, applied, a));
                 }
+                located(comp, i, lines, callers, () -> Interpreter.checkApplied(comp, i, applied, true));
             }
             if (i.opcode().equals("while")) {
                 for (String attribute : List.of("condition", "body")) {

@@ -34,9 +34,11 @@
  * <dl>
  * <dt><code>HloExecutor.java</code></dt>
  * <dd>entry point: arguments by parameter name or number (<code>parameterShape</code> resolves
- *     one), the supported-op check before anything runs, through every computation a
- *     <code>call</code> or <code>fusion</code> reaches (a <code>tuple</code> only as the entry's
- *     ROOT); an overload writes an array ROOT into memory the caller keeps across runs</dd>
+ *     one), the checks before anything runs, as XLA's verifier's, through every computation the
+ *     entry reaches (loop bodies and conditions, branches, calls, fusions, reducers): each op
+ *     supported, its operand count, element types and, for the moves, dims by shape inference
+ *     (<code>Interpreter.checkDeclaredTypes</code>), every constant's literal, loop and branch
+ *     signatures; an overload writes an array ROOT into memory the caller keeps across runs</dd>
  * <dt><code>Execution.java</code></dt>
  * <dd>the ROOT's value (owns the run's memory), or each element of a tuple ROOT
  *     (<code>outputCount()</code>, <code>result(k)</code>; the methods without an index refuse a

@@ -102,7 +102,8 @@ class HloExecutorErrorTest {
     void opErrorsNameTheInstructionAndLine() {
         String text = "HloModule m\nENTRY e {\n  p0 = f32[2,3] parameter(0)\n"
                 + "  ROOT t = f32[2,3] transpose(p0), dimensions={1,0}\n}\n";
-        assertContains("transpose (instruction %t, line 4): declares f32[2,3]{1,0} but computes f32[3, 2]",
+        assertContains("transpose (instruction %t, line 4): output f32[2,3]{1,0} does not match f32[2,3]{1,0} with dimensions [1, 0]:"
+                + " expected [3, 2]",
                 failure(text, Map.of("p0", view("f32[2,3]"))));
     }
 
@@ -191,7 +192,8 @@ class HloExecutorErrorTest {
                   ROOT c = f32[2] call(p0), to_apply=f
                 }
                 """;
-        assertContains("call (instruction %c, line 8): reverse (instruction %r, line 4): ",
+        assertContains("reverse (instruction %r, line 4, in f, called by %c, line 8): dimensions [3] must be distinct dimensions of its"
+                + " rank-1 operand f32[2]{0}",
                 failure(text, Map.of("p0", view("f32[2]"))));
     }
 
@@ -225,7 +227,7 @@ class HloExecutorErrorTest {
     void dynamicSliceStartMustBeAnIntegerScalar() {
         String text = "HloModule m\nENTRY e {\n  p0 = f32[4] parameter(0)\n  i = f32[] constant(1)\n"
                 + "  ROOT d = f32[2] dynamic-slice(p0, i), dynamic_slice_sizes={2}\n}\n";
-        assertContains("start operand 1 (i) is f32[], not an integer scalar",
+        assertContains("dynamic-slice (instruction %d, line 5): start operand 1 (i) is f32[], not an integer scalar",
                 failure(text, Map.of("p0", view("f32[4]"))));
     }
 
@@ -240,7 +242,7 @@ class HloExecutorErrorTest {
         for (String dims : new String[] {"{}", "{0,1}", "{2}"}) {
             String text = "HloModule m\nENTRY e {\n  p0 = f32[2,5] parameter(0)\n  p1 = f32[2,3] parameter(1)\n"
                     + "  ROOT c = f32[2,8] concatenate(p0, p1), dimensions=" + dims + "\n}\n";
-            assertContains("concatenate c: dimensions=", failure(text, Map.of("p0", view("f32[2,5]"), "p1", view("f32[2,3]"))));
+            assertContains("concatenate (instruction %c, line 5): dimensions=", failure(text, Map.of("p0", view("f32[2,5]"), "p1", view("f32[2,3]"))));
             assertContains("must name one dimension of its rank-2 output",
                     failure(text, Map.of("p0", view("f32[2,5]"), "p1", view("f32[2,3]"))));
         }
@@ -250,17 +252,17 @@ class HloExecutorErrorTest {
     @Test
     void dimensionAttributesPastIntRangeAreRefusedAsWritten() {
         Map<String, TensorView> args = Map.of("p0", view("f32[2,3]"));
-        assertContains("transpose (instruction %t, line 4): dimensions={2147483648,0}: 2147483648 is not a dimension",
+        assertContains("transpose (instruction %t, line 4): dimensions [2147483648, 0] are not a permutation of [0, 2)",
                 failure(module("ROOT t = f32[3,2] transpose(p0), dimensions={2147483648,0}"), args));
-        assertContains("reverse (instruction %t, line 4): dimensions={-2147483649}: -2147483649 is not a dimension",
+        assertContains("reverse (instruction %t, line 4): dimensions [-2147483649] must be distinct dimensions of its rank-2 operand",
                 failure(module("ROOT t = f32[2,3] reverse(p0), dimensions={-2147483649}"), args));
-        assertContains("broadcast (instruction %t, line 4): dimensions={0,4294967297}: 4294967297 is not a dimension",
+        assertContains("broadcast (instruction %t, line 4): dimensions [0, 4294967297] must be distinct dimensions of its rank-3 output",
                 failure(module("ROOT t = f32[2,3,4] broadcast(p0), dimensions={0,4294967297}"), args));
         assertContains("iota (instruction %t, line 4): iota_dimension=4294967296 is not a dimension of s32[3,4]",
                 failure(module("ROOT t = s32[3,4] iota(), iota_dimension=4294967296"), args));
         assertContains("iota_dimension=2147483648 is not a dimension of s32[3,4]",
                 failure(module("ROOT t = s32[3,4] iota(), iota_dimension=2147483648"), args));
-        assertContains("iota (instruction %t, line 4): the iota_dimension attribute is missing",
+        assertContains("4:21: iota t needs attribute 'iota_dimension'",
                 failure(module("ROOT t = s32[3,4] iota()"), args));
     }
 
@@ -312,7 +314,7 @@ class HloExecutorErrorTest {
                 failure(module("ROOT t = f32[0,3] concatenate(), dimensions={0}"), args));
         String text = "HloModule m\nENTRY e {\n  p0 = f32[2,3] parameter(0)\n  i = s8[] constant(1)\n  j = s64[] constant(0)\n"
                 + "  ROOT d = f32[1,2] dynamic-slice(p0, i, j), dynamic_slice_sizes={1,2}\n}\n";
-        assertContains("dynamic-slice (instruction %d, line 6): start operands must have the same element type, as XLA"
+        assertContains("dynamic-slice (instruction %d, line 6): start operands must have one element type, as XLA"
                 + " requires: i is s8, j is s64", failure(text, args));
     }
 
@@ -327,16 +329,16 @@ class HloExecutorErrorTest {
         assertContains("transpose (instruction %t, line 5): transpose keeps its operand's element type: operand 0 (n) is f32,"
                 + " the result f16[3,2]{1,0}",
                 failure(module("n = f32[2,3] negate(p0)\n  ROOT t = f16[3,2] transpose(n), dimensions={1,0}"), args));
-        assertContains("reverse (instruction %t, line 5): declares f32[2,4]{1,0} but computes f32[2, 3]",
+        assertContains("reverse (instruction %t, line 5): output f32[2,4]{1,0} must have the dimensions of its operand f32[2,3]{1,0}",
                 failure(module("n = f32[2,3] negate(p0)\n  ROOT t = f32[2,4] reverse(n), dimensions={1}"), args));
         assertContains("copy (instruction %c, line 5): copy keeps its operand's element type: operand 0 (n) is f32, the result"
                 + " s32[2,3]{1,0}",
                 failure(module("n = f32[2,3] negate(p0)\n  c = s32[2,3] copy(n)\n  ROOT t = s32[2,3] negate(c)"), args));
-        assertContains("tuple (instruction %t, line 4): declares f32[2,3]{1,0} but computes a tuple of 1",
+        assertContains("tuple (instruction %t, line 4): declares f32[2,3]{1,0}, not a tuple",
                 failure(module("ROOT t = f32[2,3] tuple(p0)"), args));
-        assertContains("tuple (instruction %t, line 4): declares (f32[2,3]{1,0}) but computes a tuple of 2",
+        assertContains("tuple (instruction %t, line 4): declares a tuple of 1 but has 2 operands",
                 failure(module("ROOT t = (f32[2,3]) tuple(p0, p0)"), args));
-        assertContains("tuple (instruction %v, line 5): declares element 1.0 as f32[3]{0} but computes f32[2, 3]",
+        assertContains("tuple (instruction %v, line 5): operand 1 (u) is (f32[2,3]{1,0}), not (f32[3]{0})",
                 failure(module("u = (f32[2,3]) tuple(p0)\n  v = (f32[2,3], (f32[3])) tuple(p0, u)\n"
                         + "  ROOT t = f32[2,3] get-tuple-element(v), index=0"), args));
     }
@@ -398,9 +400,9 @@ class HloExecutorErrorTest {
                 + " f16[1,3]{1,0}", failure(module("d = f16[1,3] slice(p0), slice={[0:1], [0:3]}\n  ROOT t = f32[2,3] negate(p0)"), args));
         assertContains("transpose (instruction %d, line 4): transpose's dimensions [0] name 1 dims; its operand p0 has 2",
                 failure(module("d = f32[2,3] transpose(p0), dimensions={0}\n  ROOT t = f32[2,3] negate(p0)"), args));
-        assertContains("add (instruction %d, line 4): add is elementwise: operand 1 (s) is f32[3]{0}, the result f32[2,3]{1,0}",
-                failure(module("d = f32[2,3] add(p0, s)\n  s = f32[3] slice(p0), slice={[0:1], [0:3]}\n"
-                        + "  ROOT t = f32[2,3] negate(p0)"), args));
+        assertContains("add (instruction %d, line 6): add is elementwise: operand 1 (r) is f32[3]{0}, the result f32[2,3]{1,0}",
+                failure(module("s = f32[1,3] slice(p0), slice={[0:1], [0:3]}\n  r = f32[3] reshape(s)\n"
+                        + "  d = f32[2,3] add(p0, r)\n  ROOT t = f32[2,3] negate(p0)"), args));
         assertContains("get-tuple-element (instruction %g, line 5): element 0 of u is f32[2,3]{1,0}, not s32[]",
                 failure(module("u = (f32[2,3]) tuple(p0)\n  g = s32[] get-tuple-element(u), index=0\n"
                         + "  ROOT t = f32[2,3] negate(p0)"), args));
@@ -420,9 +422,50 @@ class HloExecutorErrorTest {
                 + " and makes pred: got [f32, f32] making s32", failure(sort, args));
         assertContains("sort (instruction %s, line 9): its to_apply order's parameter 1 is s32[], not f32[]",
                 failure(sort.replace("b = f32[] parameter(1)", "b = s32[] parameter(1)"), args));
+        assertContains("sort (instruction %s, line 9): its to_apply order's ROOT is f32[], not pred[]",
+                failure(sort.replace("ROOT lt = s32[] compare(a, b), direction=LT", "ROOT lt = f32[] maximum(a, b)"), args));
+        assertContains("tuple (instruction %u, line 4): operand 1 (p0) is f32[2,3]{1,0}, not s32[]",
+                failure(module("u = (f32[2,3], s32[]) tuple(p0, p0)\n  ROOT t = f32[2,3] negate(p0)"), args));
         assertContains("pad (instruction %n, line 9, in b1, a branch of %c, line 14): pad keeps its operand's element type:"
                 + " operand 1 (i) is s32, the result f32[2,3]{1,0}", failure(twoBranches(
                         "  a = f32[2,3] parameter(0)\n  i = s32[] constant(0)\n  ROOT n = f32[2,3] pad(a, i), padding=0_0x0_0"), args));
+    }
+
+    /**
+     * A move's dims come from its attributes; XLA's verifier infers them for every instruction of
+     * every computation, and its parser reads every literal, so a wrong one is refused even where
+     * nothing reads it, in a branch never chosen or in a computation nothing calls (each of these
+     * XLA refuses too: jaxlib 0.10.2's parser and compiler).
+     */
+    @Test
+    void dimsAndLiteralsAreCheckedInInstructionsTheRunNeverReaches() {
+        Map<String, TensorView> args = Map.of("p0", view("f32[2,3]"));
+        String unread = "\n  ROOT t = f32[2,3] negate(p0)";
+        assertContains("slice (instruction %d, line 4): slice d of f32[2,3]{1,0} to f32[2,3]{1,0}: dim 0 [0:1:1] does not select 2",
+                failure(module("d = f32[2,3] slice(p0), slice={[0:1], [0:3]}" + unread), args));
+        assertContains("concatenate (instruction %d, line 4): its operands' sizes along dimension 1 add up to 6, not"
+                + " to its output's 5", failure(module("d = f32[2,5] concatenate(p0, p0), dimensions={1}" + unread), args));
+        assertContains("pad (instruction %d, line 5): pad d of f32[2,3]{1,0} to f32[2,3]{1,0}: dim 1 of size 3 padded by 1_0_0 gives 4,"
+                + " not 3", failure(module("z = f32[] constant(0)\n  d = f32[2,3] pad(p0, z), padding=0_0x1_0" + unread), args));
+        assertContains("reshape (instruction %d, line 4): reshape d of [2, 3] (6 elements) to [7] (7 elements): element counts differ",
+                failure(module("d = f32[7] reshape(p0)" + unread), args));
+        assertContains("broadcast (instruction %d, line 4): operand dimension 1 of f32[2,3]{1,0} has size 3 but output"
+                + " dimension 2 of f32[2,4,4]{2,1,0} has size 4",
+                failure(module("d = f32[2,4,4] broadcast(p0), dimensions={0,2}" + unread), args));
+        assertContains("dynamic-slice (instruction %d, line 5): output f32[1,3]{1,0} must have the dimensions"
+                + " dynamic_slice_sizes [1, 2]", failure(module("i = s32[] constant(0)\n"
+                        + "  d = f32[1,3] dynamic-slice(p0, i, i), dynamic_slice_sizes={1,2}" + unread), args));
+        assertContains("constant (instruction %c, line 4): literal of c64[] at offset 0: expected '(', found '1'",
+                failure(module("c = c64[] constant(1)" + unread), args));
+        assertContains("convert (instruction %b, line 4, in unused, which the entry does not call): convert is elementwise:"
+                + " operand 0 (a) is f32[2]{0}, the result f32[]", failure("HloModule m\nunused {\n  a = f32[2] parameter(0)\n"
+                        + "  ROOT b = f32[] convert(a)\n}\nENTRY e {\n  p0 = f32[2,3] parameter(0)\n  ROOT t = f32[2,3] negate(p0)\n}\n",
+                        args));
+        String reduceInBranch = twoBranches("  a = f32[2,3] parameter(0)\n  z = f32[] constant(0)\n"
+                + "  r = f32[3] reduce(a, z), dimensions={1}, to_apply=sum\n  ROOT n = f32[2,3] broadcast(r), dimensions={1}")
+                .replace("b1 {", "sum {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT s = f32[] add(x, y)\n}\nb1 {");
+        assertContains("reduce (instruction %r, line 14, in b1, a branch of %c, line 20): output f32[3]{0} does not match",
+                failure(reduceInBranch, args));
     }
 
     /** {@return a conditional whose constant selector chooses branch b0, the negation; b1's body is {@code b1}} */

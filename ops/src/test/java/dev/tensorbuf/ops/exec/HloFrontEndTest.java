@@ -366,7 +366,7 @@ class HloFrontEndTest {
         }
         String wrong = module("x = f32[4]{0} parameter(0)", "ROOT b = u8[4,2]{1,0} bitcast-convert(x)");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> HloExecutor.execute(wrong, Map.of("0", x)));
-        assertTrue(e.getMessage().contains("a wider type gains a last dim of the width ratio"), e.getMessage());
+        assertTrue(e.getMessage().contains("the u8 side u8[4,2]{1,0} must be the f32 side f32[4]{0} with one more dimension of 4"), e.getMessage());
     }
 
     /** A nested jit returning two values: a call whose computation ends in a tuple, then get-tuple-element. */

@@ -41,10 +41,18 @@ class HloParserErrorTest {
             duplicate attribute       | HloModule m\\nENTRY e {\\n  p = f32[8] parameter(0)\\n  ROOT r = f32[8] reverse(p), dimensions={0}, dimensions={0}\\n} | 4:47 | duplicate attribute 'dimensions'
             parameter number gap      | HloModule m\\nENTRY e {\\n  p0 = f32[2] parameter(0)\\n  p2 = f32[2] parameter(2)\\n  ROOT a = f32[2] add(p0, p2)\\n} | 4:3 | parameter p2 has number 2 but computation 'e' has no parameter 1
             parameter number twice    | HloModule m\\nENTRY e {\\n  p = f32[2] parameter(0)\\n  q = f32[2] parameter(0)\\n  ROOT a = f32[2] add(p, q)\\n} | 4:3 | parameter number 0 is used twice in computation 'e' (p and q)
-            operand cycle             | HloModule m\\nENTRY e {\\n  a = f32[2] negate(b)\\n  b = f32[2] negate(a)\\n  ROOT r = f32[2] add(a, b)\\n} | 3:3 | use each other in a cycle: a -> b -> a
+            operand defined below     | HloModule m\\nENTRY e {\\n  a = f32[2] negate(b)\\n  b = f32[2] negate(a)\\n  ROOT r = f32[2] add(a, b)\\n} | 3:21 | operand 'b' is used before it is defined, in computation 'e'
+            operand is itself         | HloModule m\\nENTRY e {\\n  p = f32[2] parameter(0)\\n  ROOT a = f32[2] add(p, a)\\n} | 4:26 | operand 'a' is used before it is defined
             stablehlo from jax        | module @jit__lambda attributes {mhlo.num_partitions = 1 : i32} {\\n  func.func public @main(%arg0: tensor<3xf32>) -> (tensor<3xf32>) {\\n    return %arg0 : tensor<3xf32>\\n  }\\n} | 1:1 | this is StableHLO (MLIR) text; tensorbuf reads HLO text: jax.jit(f).lower(x).as_text(dialect=
             bare mlir function        | \\n  func.func @main(%arg0: tensor<3xf32>) -> tensor<3xf32> {\\n    return %arg0 : tensor<3xf32>\\n  } | 2:3 | this is StableHLO (MLIR) text
             mlir with locations first | #loc1 = loc("x.py":3:0)\\nmodule @m {\\n} | 1:1 | this is StableHLO (MLIR) text
+            misspelt attribute        | HloModule m\\nENTRY e {\\n  p = f32[2] parameter(0)\\n  ROOT c = pred[2] compare(p, p), direction=LT, tpye=TOTALORDER\\n} | 4:49 | unexpected attribute 'tpye' on compare (did you mean type?); it takes backend_config, control-predecessors, direction,
+            another op's attribute    | HloModule m\\nENTRY e {\\n  p = f32[2] parameter(0)\\n  ROOT n = f32[2] negate(p), dimensions={0}\\n} | 4:30 | unexpected attribute 'dimensions' on negate; it takes backend_config,
+            pred conditional's names  | HloModule m\\nb {\\n  a = f32[2] parameter(0)\\n  ROOT n = f32[2] negate(a)\\n}\\nENTRY e {\\n  i = pred[] parameter(0)\\n  p = f32[2] parameter(1)\\n  ROOT c = f32[2] conditional(i, p, p), branch_computations={b, b}\\n} | 9:41 | unexpected attribute 'branch_computations' on conditional (a conditional on a pred names true_computation and false_computation, one on an index branch_computations); it takes backend_config, control-predecessors, false_computation,
+            signature's result        | HloModule m\\nENTRY e (p: f32[2]) -> f32[3] {\\n  p = f32[2] parameter(0)\\n  ROOT n = f32[2] negate(p)\\n} | 2:24 | the shape of computation 'e', f32[3]{0}, is not that of its ROOT n, f32[2]{0}
+            signature's parameter     | HloModule m\\nENTRY e (p: f1[4]) -> f32[2] {\\n  p = f32[2] parameter(0)\\n  ROOT n = f32[2] negate(p)\\n} | 2:13 | bad shape
+            entry layout's shapes     | HloModule m, entry_computation_layout={(f32[2,3]{1,0})->f32[2,3]{1,0,2}}\\nENTRY e {\\n  p = f32[2,3] parameter(0)\\n  ROOT n = f32[2,3] negate(p)\\n} | 1: | bad shape
+            a required attribute      | HloModule m\\nENTRY e {\\n  p = f32[10] parameter(0)\\n  ROOT r = f32[10] slice(p)\\n} | 4:20 | slice r needs attribute 'slice'
             missing opcode paren      | HloModule m\\nENTRY e {\\n  ROOT p = f32[2] parameter 0\\n}                        | 3:29 | expected '('
             """)
     void malformedHloNamesLineColumnAndProblem(String name, String text, String where, String problem) {

@@ -1,8 +1,11 @@
 package dev.tensorbuf.ops.indexing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.tensorbuf.ops.hlo.HloModule;
+import dev.tensorbuf.ops.hlo.internal.HloSyntaxException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -38,11 +41,11 @@ class FusionEdgesTest {
     }
 
     @Test
-    void aFusionWithoutACalledComputationIsRefusedBothWays() {
-        HloModule m = HloModule.parse("HloModule m\nENTRY e {\n x = f32[4] parameter(0)\n ROOT fu = f32[4] fusion(x),"
-                + " kind=kLoop\n}");
-        assertEquals(List.of("fusion fu has no calls attribute", "fusion fu has no calls attribute"),
-                RootMaps.refusals(m, 0, "no calls"));
+    void aFusionWithoutACalledComputationIsRefusedAsItIsRead() {
+        // XLA's parser needs calls=, and so the analysis never sees a fusion without one.
+        HloSyntaxException e = assertThrows(HloSyntaxException.class, () -> HloModule.parse(
+                "HloModule m\nENTRY e {\n x = f32[4] parameter(0)\n ROOT fu = f32[4] fusion(x), kind=kLoop\n}"));
+        assertTrue(e.getMessage().startsWith("4:19: fusion fu needs attribute 'calls'"), e.getMessage());
     }
 
     /**

@@ -267,6 +267,7 @@ class OpIndexingEdgesTest {
             a slice past the operand | f32[4,6,3] | offset_dims={1,2}, start_index_map={0}, index_vector_dim=1, slice_sizes={6,3} | slice_sizes [6, 3] must lie within its operand f32[5,6]{1,0}
             a collapsed dimension of size 2 | f32[4,6] | offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={2,6} | collapsed_slice_dims [0] must be dimensions of slice size at most 1 that are not operand_batching_dims [] (slice_sizes [2, 6])
             a collapsed batching dimension | f32[4,6] | offset_dims={1}, collapsed_slice_dims={0}, operand_batching_dims={0}, start_indices_batching_dims={0}, start_index_map={1}, index_vector_dim=1, slice_sizes={1,6} | collapsed_slice_dims [0] must be dimensions of slice size at most 1 that are not operand_batching_dims [0]
+            collapsed dimensions out of order | f32[4] | offset_dims={}, collapsed_slice_dims={1,0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,1} | collapsed_slice_dims [1, 0] must be in increasing order, as XLA requires
             a collapsed dimension past the operand | f32[4,6] | offset_dims={1}, collapsed_slice_dims={2}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,6} | collapsed_slice_dims [2] must be distinct dimensions of its rank-2 operand
             a batching dimension past the operand | f32[4,6] | offset_dims={1}, operand_batching_dims={2}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,6} | operand_batching_dims [2] must be distinct dimensions of its rank-2 operand
             index_vector_dim past the indices | f32[4,2,3] | offset_dims={1,2}, start_index_map={0}, index_vector_dim=3, slice_sizes={2,3} | index_vector_dim 3 must lie in [0, 2] for indices s32[4,1]{1,0}
@@ -280,7 +281,7 @@ class OpIndexingEdgesTest {
             """)
     void gatherAttributesMustFitItsShapes(String what, String out, String attributes, String message) {
         HloModule m = module(" operand = f32[5,6] parameter(0)\n indices = s32[4,1] parameter(1)\n ROOT g = " + out
-                + " gather(operand, indices), " + attributes);
+                + " gather(operand, indices), " + withCollapsedDims(attributes));
         refusedBothWays(m, "gather g: " + message, what);
     }
 
@@ -293,9 +294,14 @@ class OpIndexingEdgesTest {
             """)
     void gatherAtTheEdgesOfItsRules(String what, String out, String attributes, String map) {
         HloModule m = module(" operand = f32[5,6] parameter(0)\n indices = s32[4,1] parameter(1)\n ROOT g = " + out
-                + " gather(operand, indices), " + attributes);
+                + " gather(operand, indices), " + withCollapsedDims(attributes));
         assertTrue(HloIndexing.outputToInput(m, m.entry().root()).operand(0).iterator().next().toString().contains(map),
                 () -> what + ": " + HloIndexing.outputToInput(m, m.entry().root()));
+    }
+
+    /** {@return gather attributes with an empty collapsed_slice_dims where they name none: XLA's parser needs it} */
+    private static String withCollapsedDims(String attributes) {
+        return attributes.contains("collapsed_slice_dims") ? attributes : attributes + ", collapsed_slice_dims={}";
     }
 
     /** XLA's verifier rules for reduce: inputs then as many scalar inits, one output per input, inputs alike. */
@@ -441,7 +447,7 @@ class OpIndexingEdgesTest {
             a dynamic-update-slice changing the dimensions | p = f32[4,3] parameter(0)\\n u = f32[2,3] parameter(1)\\n i = s32[] parameter(2)\\n j = s32[] parameter(3)\\n ROOT r = f32[4,4] dynamic-update-slice(p, u, i, j) | dynamic-update-slice r: output f32[4,4]{1,0} must have the dimensions of its operand f32[4,3]{1,0}
             a dynamic-update-slice without an update | p = f32[] parameter(0)\\n ROOT r = f32[] dynamic-update-slice(p) | dynamic-update-slice r: needs an operand, an update and start indices
             a dynamic-update-slice short of a start index | p = f32[4,3] parameter(0)\\n u = f32[2,3] parameter(1)\\n i = s32[] parameter(2)\\n ROOT r = f32[4,3] dynamic-update-slice(p, u, i) | dynamic-update-slice r: has 1 start index operand(s) for its rank-2 operand f32[4,3]{1,0}
-            a dynamic-update-slice with a vector start index | p = f32[4,3] parameter(0)\\n u = f32[2,3] parameter(1)\\n i = s32[] parameter(2)\\n v = s32[1] parameter(3)\\n ROOT r = f32[4,3] dynamic-update-slice(p, u, i, v) | dynamic-update-slice r: start index operand 3 s32[1]{0} must be a scalar
+            a dynamic-update-slice with a vector start index | p = f32[4,3] parameter(0)\\n u = f32[2,3] parameter(1)\\n i = s32[] parameter(2)\\n v = s32[1] parameter(3)\\n ROOT r = f32[4,3] dynamic-update-slice(p, u, i, v) | dynamic-update-slice r: start operand 3 (v) is s32[1]{0}, not an integer scalar
             an update larger than its operand | p = f32[4,3] parameter(0)\\n u = f32[2,4] parameter(1)\\n i = s32[] parameter(2)\\n j = s32[] parameter(3)\\n ROOT r = f32[4,3] dynamic-update-slice(p, u, i, j) | dynamic-update-slice r: update f32[2,4]{1,0} must fit inside its operand f32[4,3]{1,0}
             element 2 of a pair | p = f32[4,3] parameter(0)\\n q = f32[2] parameter(1)\\n t = (f32[4,3], f32[2]) tuple(p, q)\\n ROOT r = f32[2] get-tuple-element(t), index=2 | get-tuple-element r: index 2 is outside its operand's 2 element(s)
             element -1 of a pair | p = f32[4,3] parameter(0)\\n q = f32[2] parameter(1)\\n t = (f32[4,3], f32[2]) tuple(p, q)\\n ROOT r = f32[2] get-tuple-element(t), index=-1 | get-tuple-element r: index -1 is outside its operand's 2 element(s)

@@ -245,35 +245,17 @@ public final class IndexedMoves {
      */
     public static Updated dynamicUpdateSlice(HloInstruction in, TensorView operand, boolean inPlace, List<TensorView> ops,
             ArrayShape shape, Allocator allocator) {
+        // Checked before the run (Interpreter.checkDeclaredTypes): an update of the operand's type
+        // and rank, within it in every dim, and one integer scalar start a dim, all of one type.
         TensorView update = ops.get(1);
         int rank = operand.rank();
-        if (ops.size() != rank + 2) {
-            throw new IllegalArgumentException("dynamic-update-slice of rank " + rank + " takes " + rank
-                    + " scalar start operands, got " + (ops.size() - 2));
-        }
-        if (update.rank() != rank || update.dtype() != operand.dtype()) {
-            throw new IllegalArgumentException("the update " + update.shape() + " must be a " + operand.dtype().xlaName()
-                    + " array of rank " + rank);
-        }
         long[] start = new long[rank];
         long[] limit = new long[rank];
         long[] stride = new long[rank];
         for (int d = 0; d < rank; d++) {
             TensorView s = ops.get(d + 2);
-            if (s.rank() != 0 || (s.dtype().kind() != DType.Kind.SIGNED && s.dtype().kind() != DType.Kind.UNSIGNED)) {
-                throw new IllegalArgumentException("start operand " + (d + 2) + " (" + in.operands().get(d + 2) + ") is "
-                        + s.shape() + ", not an integer scalar");
-            }
-            if (s.dtype() != ops.get(2).dtype()) {
-                throw new IllegalArgumentException("start operands must have the same element type, as XLA requires: "
-                        + in.operands().get(2) + " is " + ops.get(2).dtype() + ", " + in.operands().get(d + 2) + " is " + s.dtype());
-            }
             long dim = operand.dims().get(d);
             long u = update.dims().get(d);
-            if (u > dim) {
-                throw new IllegalArgumentException("the update " + update.dims() + " is larger than the operand "
-                        + operand.dims() + " in dim " + d);
-            }
             long v = TensorElements.of(s).getLong();
             start[d] = s.dtype() == DType.U64 && v < 0 ? dim - u : Math.max(0, Math.min(v, dim - u));
             limit[d] = start[d] + u;

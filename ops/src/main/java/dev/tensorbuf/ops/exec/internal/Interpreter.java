@@ -14,6 +14,8 @@ import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.ops.hlo.HloModule;
 import dev.tensorbuf.ops.indexing.HloIndexing;
 import dev.tensorbuf.ops.indexing.HloIndexing.OperandIndexing;
+import dev.tensorbuf.ops.indexing.internal.Ctx;
+import dev.tensorbuf.ops.indexing.internal.OpIndexing;
 import dev.tensorbuf.views.ArrayShape;
 import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.internal.Extents;
@@ -962,10 +964,7 @@ public final class Interpreter {
     }
 
     private TensorView iota(HloInstruction in, ArrayShape shape) {
-        if (HloInstructions.attribute(in, "iota_dimension").isEmpty()) {
-            throw new IllegalArgumentException("the iota_dimension attribute is missing");
-        }
-        long written = in.intValue("iota_dimension", 0);
+        long written = in.intValue("iota_dimension", 0); // present: the parser requires it
         if (written < 0 || written >= shape.rank()) {
             throw new IllegalArgumentException("iota_dimension=" + written + " is not a dimension of " + shape);
         }
@@ -1174,22 +1173,10 @@ public final class Interpreter {
 
     private TensorView dynamicSlice(HloInstruction in, List<TensorView> ops) {
         TensorView source = operand(in, ops, 0);
-        if (ops.size() != source.rank() + 1) {
-            throw new IllegalArgumentException("dynamic-slice of rank " + source.rank() + " takes " + source.rank()
-                    + " scalar start operands, got " + (ops.size() - 1));
-        }
+        // One integer scalar start a dim, all of one type: checked before the run (checkDeclaredTypes).
         long[] starts = new long[source.rank()];
         for (int k = 0; k < starts.length; k++) {
             TensorView s = ops.get(k + 1);
-            if (s.rank() != 0 || (s.dtype().kind() != DType.Kind.SIGNED && s.dtype().kind() != DType.Kind.UNSIGNED)) {
-                throw new IllegalArgumentException("start operand " + (k + 1) + " (" + in.operands().get(k + 1) + ") is "
-                        + s.shape() + ", not an integer scalar");
-            }
-            if (s.dtype() != ops.get(1).dtype()) {
-                throw new IllegalArgumentException("start operands must have the same element type, as XLA requires: "
-                        + in.operands().get(1) + " is " + ops.get(1).dtype() + ", " + in.operands().get(k + 1) + " is "
-                        + s.dtype());
-            }
             long value = TensorElements.of(s).getLong();
             // u64 starts past 2^63 read as negative; any such start is past every dim, so clamp high.
             starts[k] = s.dtype() == DType.U64 && value < 0 ? Long.MAX_VALUE : value;
@@ -1240,7 +1227,7 @@ public final class Interpreter {
      * pass. Throws an IllegalArgumentException saying what is wrong, without the instruction's
      * name (the caller adds where it is).
      */
-    public static void checkDeclaredTypes(HloComputation comp, HloInstruction in) {
+    public static void checkDeclaredTypes(HloModule module, HloComputation comp, HloInstruction in) {
         String op = in.opcode();
         Integer count = OPERAND_COUNTS.get(op);
         if (count == null && Pointwise.OPCODES.contains(op)) {
@@ -1259,8 +1246,24 @@ public final class Interpreter {
             }
             sameShape("element " + k + " of " + in.operands().getFirst(), t.elements().get((int) k), in.shape());
         }
+        if (op.equals("tuple") && !(in.shape() instanceof dev.tensorbuf.views.XlaShape.Tuple)) {
+            throw new IllegalArgumentException("declares " + in.shape() + ", not a tuple");
+        }
+        if (op.equals("tuple") && in.shape() instanceof dev.tensorbuf.views.XlaShape.Tuple t) {
+            if (t.elements().size() != in.operands().size()) {
+                throw new IllegalArgumentException("declares a tuple of " + t.elements().size() + " but has "
+                        + in.operands().size() + " operands");
+            }
+            for (int k = 0; k < in.operands().size(); k++) {
+                sameShape("operand " + k + " (" + in.operands().get(k) + ")", comp.instruction(in.operands().get(k)).shape(),
+                        t.elements().get(k));
+            }
+        }
         if (!(in.shape() instanceof ArrayShape shape)) {
             return;
+        }
+        if (op.equals("constant")) {
+            Literals.check(in.payload(), shape);
         }
         List<ArrayShape> shapes = operandArrays(comp, in);
         if (shapes == null) {
@@ -1291,7 +1294,25 @@ public final class Interpreter {
                         + in.operands().get(k) + ") is " + types.get(k).xlaName() + ", the result " + shape);
             }
         }
+        if (SHAPE_RULES.contains(op)) {
+            try {
+                OpIndexing.checkShapes(new Ctx(module, comp), in);
+            } catch (IllegalArgumentException e) {
+                String named = op + " " + in.name() + ": "; // the caller names the instruction and its line
+                String message = e.getMessage();
+                throw new IllegalArgumentException(message.startsWith(named) ? message.substring(named.length()) : message, e);
+            }
+        }
     }
+
+    /**
+     * The moves whose dims the run computes from their attributes and compares with the declared
+     * ones as it runs; checked here too, by the indexing analysis's rules (XLA's shape inference),
+     * so that one the run never reaches is refused as XLA refuses it. Not bitcast: the run reads
+     * it structurally, and XLA's optimised HLO bitcasts between types inside comparators.
+     */
+    private static final Set<String> SHAPE_RULES = Set.of("slice", "pad", "reshape", "concatenate", "broadcast", "transpose",
+            "reverse", "dynamic-slice", "dynamic-update-slice", "gather", "reduce", "reduce-window", "bitcast-convert");
 
     /**
      * Checks a loop's condition and body, and every branch of a conditional, against the loop's or
@@ -1330,9 +1351,11 @@ public final class Interpreter {
      * Checks the parameters of {@code applied}, the reducer or comparator {@code in} applies, against
      * {@code in}'s operands, as XLA's verifier does: scalars of each operand's type, two per operand
      * for a sort (a pair to compare), an accumulator and an element per operand for a reduce and a
-     * reduce-window, the operand's type twice for a scatter. Other ops are left to their run.
+     * reduce-window, the operand's type twice for a scatter; with {@code checkResult}, its ROOT
+     * too (the caller checks the computation's own instructions in between, whose errors say more).
+     * Other ops are left to their run.
      */
-    public static void checkApplied(HloComputation comp, HloInstruction in, HloComputation applied) {
+    public static void checkApplied(HloComputation comp, HloInstruction in, HloComputation applied, boolean checkResult) {
         List<ArrayShape> shapes = operandArrays(comp, in);
         if (shapes == null) {
             return;
@@ -1358,6 +1381,14 @@ public final class Interpreter {
                 throw new IllegalArgumentException("its to_apply " + applied.name() + "'s parameter " + k + " is " + p + ", not "
                         + expected.get(k).xlaName() + "[]");
             }
+        }
+        if (checkResult) {
+            // A comparator answers pred[]; a reducer or combiner one scalar of each accumulator's type.
+            List<dev.tensorbuf.views.XlaShape> results = (in.opcode().equals("sort") ? List.of(DType.PRED)
+                    : expected.subList(0, in.opcode().equals("scatter") ? 1 : expected.size() / 2)).stream()
+                    .map(t -> (dev.tensorbuf.views.XlaShape) ArrayShape.of(t)).toList();
+            sameShape("its to_apply " + applied.name() + "'s ROOT", applied.root().shape(),
+                    results.size() == 1 ? results.getFirst() : new dev.tensorbuf.views.XlaShape.Tuple(results));
         }
     }
 

@@ -35,6 +35,27 @@ public final class Literals {
      *     that does not match the shape or type
      */
     public static TensorView parse(String literal, ArrayShape shape, Allocator allocator) {
+        List<String> values = values(literal, shape);
+        TensorView v = Materialize.allocate(shape, allocator);
+        int[] next = {0};
+        TensorElements.of(v).forEachIndex(i -> set(v, shape.dtype(), values.get(next[0]++), i, literal));
+        return v;
+    }
+
+    /**
+     * Checks a constant's literal against its shape and type as {@link #parse} reads it, storing
+     * nothing: XLA's parser reads every constant, so one the run never reads is checked too.
+     *
+     * @throws IllegalArgumentException as {@link #parse} does
+     */
+    public static void check(String literal, ArrayShape shape) {
+        for (String value : values(literal, shape)) {
+            set(null, shape.dtype(), value, null, literal);
+        }
+    }
+
+    /** {@return the literal's values in row-major order, as written: a complex one's parts joined by a comma} */
+    private static List<String> values(String literal, ArrayShape shape) {
         DType t = shape.dtype();
         if (t.kind() == DType.Kind.NONE) {
             throw new IllegalArgumentException("constants of " + t + " are not supported: it has no elements");
@@ -51,10 +72,7 @@ public final class Literals {
         Reader r = new Reader(literal, shape);
         r.values(0, values);
         r.end();
-        TensorView v = Materialize.allocate(shape, allocator);
-        int[] next = {0};
-        TensorElements.of(v).forEachIndex(i -> set(v, values.get(next[0]++), i, literal));
-        return v;
+        return values;
     }
 
     /**
@@ -107,17 +125,27 @@ public final class Literals {
         return true;
     }
 
-    private static void set(TensorView v, String text, long[] index, String literal) {
-        DType t = v.dtype();
+    /** Reads one value of {@code t} and stores it at {@code index} of {@code v}, or only reads it where {@code v} is null. */
+    private static void set(TensorView v, DType t, String text, long[] index, String literal) {
         try {
             switch (t.kind()) {
-                case BOOLEAN, UNSIGNED -> TensorElements.of(v).setBits(integer(text, t), index);
-                case SIGNED -> TensorElements.of(v).setLong(integer(text, t), index);
+                case BOOLEAN, UNSIGNED -> {
+                    long bits = integer(text, t);
+                    if (v != null) {
+                        TensorElements.of(v).setBits(bits, index);
+                    }
+                }
+                case SIGNED -> {
+                    long value = integer(text, t);
+                    if (v != null) {
+                        TensorElements.of(v).setLong(value, index);
+                    }
+                }
                 case FLOAT -> {
                     double value = real(text, t, literal);
-                    if (t == DType.F32) {
+                    if (v != null && t == DType.F32) {
                         TensorElements.of(v).setFloat(toFloat(value), index);
-                    } else {
+                    } else if (v != null) {
                         TensorElements.of(v).setDouble(value, index);
                     }
                 }
@@ -127,7 +155,9 @@ public final class Literals {
                     DType part = t.componentType();
                     double real = real(text.substring(0, comma), part, literal);
                     double imag = real(text.substring(comma + 1), part, literal);
-                    TensorElements.of(v).setComplex(single ? toFloat(real) : real, single ? toFloat(imag) : imag, index);
+                    if (v != null) {
+                        TensorElements.of(v).setComplex(single ? toFloat(real) : real, single ? toFloat(imag) : imag, index);
+                    }
                 }
                 case NONE -> throw new AssertionError(t);
             }

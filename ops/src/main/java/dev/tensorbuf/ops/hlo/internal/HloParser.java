@@ -5,7 +5,10 @@ import dev.tensorbuf.ops.hlo.HloComputation;
 import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.ops.hlo.HloModule;
 import dev.tensorbuf.views.text.TextFormatException;
+import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.XlaShape;
+import dev.tensorbuf.views.internal.Suggestions;
 import java.text.ParsePosition;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -26,6 +29,8 @@ public final class HloParser {
     /** The text with comments blanked out, so positions match the original. */
     private final String text;
     private int pos;
+    /** Where the last shape read began. */
+    private int shapeAt;
 
     private HloParser(String original) {
         this.original = original;
@@ -84,6 +89,15 @@ public final class HloParser {
             int start = pos;
             pos = Scanner.valueEnd(text, pos, this::error);
             attributes.put(key, text.substring(start, pos).strip());
+            if (key.equals("entry_computation_layout") && text.charAt(start) == '{') {
+                // XLA's parser reads its shapes (a layout of the wrong rank is refused), not more.
+                int end = pos;
+                pos = start + 1;
+                skipSpace();
+                signature(false);
+                expect('}');
+                pos = end;
+            }
             skipSpace();
         }
         List<HloComputation> computations = new ArrayList<>();
@@ -269,14 +283,17 @@ public final class HloParser {
             throw error("duplicate computation name '" + name + "'", nameAt);
         }
         skipSpace();
+        XlaShape result = null;
+        int resultAt = pos;
         if (peek() == '(') {
-            pos = Scanner.balancedEnd(text, pos, this::error);
+            result = signature(true);
+            resultAt = shapeAt;
             skipSpace();
-        }
-        if (text.startsWith("->", pos)) {
+        } else if (text.startsWith("->", pos)) {
             pos += 2;
             skipSpace();
-            shape();
+            resultAt = pos;
+            result = shape();
             skipSpace();
         }
         if (peek() != '{') {
@@ -286,6 +303,8 @@ public final class HloParser {
         List<HloInstruction> instructions = new ArrayList<>();
         Map<String, Integer> definedAt = new HashMap<>();
         List<Object[]> uses = new ArrayList<>();
+        List<Object[]> undefined = new ArrayList<>(); // operands not yet defined where they are used
+        Map<String, XlaShape> shapes = new HashMap<>();
         String root = null;
         while (true) {
             skipSpace();
@@ -303,7 +322,13 @@ public final class HloParser {
                 pos += 4;
                 skipSpace();
             }
-            HloInstruction instruction = instruction(uses, calledAt);
+            int firstUse = uses.size();
+            HloInstruction instruction = instruction(uses, calledAt, shapes);
+            for (Object[] use : uses.subList(firstUse, uses.size())) {
+                if (!definedAt.containsKey((String) use[0])) {
+                    undefined.add(use);
+                }
+            }
             if (definedAt.put(instruction.name(), instrAt) != null) {
                 throw error("duplicate instruction name '" + instruction.name() + "' in computation '" + name + "'", instrAt);
             }
@@ -314,18 +339,68 @@ public final class HloParser {
                 root = instruction.name();
             }
             instructions.add(instruction);
+            shapes.put(instruction.name(), instruction.shape());
         }
         if (instructions.isEmpty()) {
             throw error("computation '" + name + "' has no instructions", start);
         }
-        for (Object[] use : uses) {
-            if (!definedAt.containsKey((String) use[0])) {
-                throw error("unknown operand '" + use[0] + "' in computation '" + name + "'", (Integer) use[1]);
-            }
+        String rootName = root != null ? root : instructions.getLast().name();
+        XlaShape rootShape = shapes.get(rootName);
+        if (result != null && !withoutLayouts(result).equals(withoutLayouts(rootShape))) {
+            throw error("the shape of computation '" + name + "', " + result + ", is not that of its ROOT " + rootName + ", "
+                    + rootShape, resultAt);
+        }
+        if (!undefined.isEmpty()) {
+            // As XLA's parser: an operand is defined above its use, so instructions form no cycle.
+            Object[] use = undefined.getFirst();
+            throw error(definedAt.containsKey((String) use[0])
+                    ? "operand '" + use[0] + "' is used before it is defined, in computation '" + name + "'"
+                    : "unknown operand '" + use[0] + "' in computation '" + name + "'", (Integer) use[1]);
         }
         checkParameterNumbers(name, instructions, definedAt);
-        rejectOperandCycles(name, instructions, definedAt);
-        return new HloComputation(name, entry, instructions, root != null ? root : instructions.getLast().name());
+        return new HloComputation(name, entry, instructions, rootName);
+    }
+
+    /**
+     * Reads a signature, {@code (p: f32[2], q: s32[]) -> f32[2]} ({@code named}) or
+     * {@code (f32[2], s32[])->f32[2]}, and returns its result shape, leaving {@link #pos} after it.
+     * XLA's parser reads the parameters' shapes and checks only the result against the ROOT.
+     */
+    private XlaShape signature(boolean named) {
+        expect('(');
+        skipSpace();
+        while (peek() != ')') {
+            if (named) {
+                name("parameter name");
+                skipSpace();
+                expect(':');
+                skipSpace();
+            }
+            shape();
+            skipSpace();
+            if (peek() != ',') {
+                break;
+            }
+            pos++;
+            skipSpace();
+        }
+        expect(')');
+        skipSpace();
+        if (!text.startsWith("->", pos)) {
+            throw error("expected '->' and the result shape after the parameters", pos);
+        }
+        pos += 2;
+        skipSpace();
+        return shape();
+    }
+
+    /** {@return the shape without its layouts, as XLA compares a signature with its ROOT} */
+    private static XlaShape withoutLayouts(XlaShape shape) {
+        return switch (shape) {
+            case ArrayShape a -> a.withoutLayout();
+            case XlaShape.Tuple t -> new XlaShape.Tuple(t.elements().stream().map(HloParser::withoutLayouts).toList());
+            default -> shape;
+        };
     }
 
     /** As XLA's verifier: a computation's parameters are numbered 0 to n - 1, each once. */
@@ -351,20 +426,8 @@ public final class HloParser {
         }
     }
 
-    /** Instructions form a graph without cycles; the analyses walk operands and would not end otherwise. */
-    private void rejectOperandCycles(String computation, List<HloInstruction> instructions, Map<String, Integer> definedAt) {
-        Map<String, List<String>> operands = new LinkedHashMap<>();
-        for (HloInstruction i : instructions) {
-            operands.put(i.name(), i.operands());
-        }
-        List<String> cycle = firstCycle(operands);
-        if (cycle != null) {
-            throw error("instructions of computation '" + computation + "' use each other in a cycle: "
-                    + String.join(" -> ", cycle), definedAt.get(cycle.getFirst()));
-        }
-    }
-
-    private HloInstruction instruction(List<Object[]> uses, Map<String, Integer> calledAt) {
+    /** Parses one instruction; {@code shapes} holds those above it, by name. */
+    private HloInstruction instruction(List<Object[]> uses, Map<String, Integer> calledAt, Map<String, XlaShape> shapes) {
         String name = name("instruction name");
         expect('=');
         skipSpace();
@@ -416,6 +479,8 @@ public final class HloParser {
             expect(')');
         }
         Map<String, HloAttribute> attributes = new LinkedHashMap<>();
+        boolean predSelector = !operands.isEmpty() && shapes.get(operands.getFirst()) instanceof ArrayShape selector
+                && selector.dtype() == DType.PRED;
         skipSpace();
         while (peek() == ',') {
             pos++;
@@ -424,6 +489,14 @@ public final class HloParser {
             String key = word();
             if (key.isEmpty()) {
                 throw error("expected an attribute name after ','", keyAt);
+            }
+            List<String> takes = Opcodes.attributes(opcode, predSelector);
+            if (takes != null && !takes.contains(key)) {
+                String hint = opcode.equals("conditional") && (key.equals("branch_computations") || key.endsWith("_computation"))
+                        ? " (a conditional on a pred names true_computation and false_computation, one on an index"
+                                + " branch_computations)"
+                        : Suggestions.didYouMean(key, takes, "");
+                throw error("unexpected attribute '" + key + "' on " + opcode + hint + "; it takes " + String.join(", ", takes), keyAt);
             }
             expect('=');
             skipSpace();
@@ -453,6 +526,11 @@ public final class HloParser {
             }
             skipSpace();
         }
+        for (String required : Opcodes.required(opcode, predSelector)) {
+            if (!attributes.containsKey(required)) {
+                throw error(opcode + " " + name + " needs attribute '" + required + "'", opAt);
+            }
+        }
         try {
             return HloInstructions.of(name, shape, opcode, operands, attributes, payload);
         } catch (IllegalArgumentException e) {
@@ -478,6 +556,7 @@ public final class HloParser {
     }
 
     private XlaShape shape() {
+        shapeAt = pos;
         ParsePosition p = new ParsePosition(pos);
         try {
             XlaShape s = XlaShape.parse(text, p);

@@ -24,6 +24,31 @@ public final class OpIndexing {
             "round-nearest-even", "rsqrt", "select", "shift-left", "shift-right-arithmetic", "shift-right-logical",
             "sign", "sine", "sqrt", "stochastic-convert", "subtract", "tan", "tanh", "xor");
 
+    /**
+     * Checks {@code instr}'s declared shape against its operands' and its attributes by the rules
+     * the maps below rely on, XLA's verifier's ({@link ShapeChecks}, a slice's and a pad's dims, a
+     * reshape's element count), building no map: for a caller that checks a whole module before
+     * running any of it, where an instruction nothing reaches would otherwise never be looked at.
+     * Array-shaped instructions with array operands only.
+     *
+     * @throws IllegalArgumentException naming the instruction and what does not fit
+     */
+    public static void checkShapes(Ctx ctx, HloInstruction instr) {
+        try {
+            switch (instr.opcode()) {
+                case "slice" -> Slicing.sliceDims(ctx, instr);
+                case "pad" -> Slicing.padding(instr, ctx.operandShape(instr, 0), instr.arrayShape());
+                case "reshape" -> Reshapes.checkCounts(instr, ctx.operandShape(instr, 0).dims(), instr.arrayShape().dims());
+                default -> ShapeChecks.check(ctx, instr, ELEMENTWISE.contains(instr.opcode()));
+            }
+        } catch (IndexOutOfBoundsException | ArithmeticException e) {
+            // As HloIndexing's analyses: an attribute past a dimension list is a module that does not fit.
+            throw new IllegalArgumentException(instr.opcode() + " " + instr.name() + ": its attributes do not fit its shape "
+                    + instr.shape() + " and operands (" + e.getClass().getSimpleName()
+                    + (e.getMessage() == null ? "" : ": " + e.getMessage()) + ")", e);
+        }
+    }
+
     /** {@return one set of maps per operand, from output {@code outputId} of the instruction} */
     public static List<Set<OperandIndexing>> outputToInput(Ctx ctx, HloInstruction instr, int outputId) {
         String op = instr.opcode();

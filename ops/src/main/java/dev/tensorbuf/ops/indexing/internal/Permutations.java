@@ -21,13 +21,13 @@ final class Permutations {
     /** Broadcast: the view op's map ({@link Broadcast#outputToInput}). */
     static List<Set<OperandIndexing>> broadcast(HloInstruction instr) {
         ArrayShape out = instr.arrayShape();
-        return List.of(Maps.one(Broadcast.outputToInput(Maps.longs(out.dims()), Maps.ints(instr.ints("dimensions")))));
+        return List.of(Maps.one(Broadcast.outputToInput(Maps.longs(out.dims()), Maps.ints(instr.intsOrEmpty("dimensions")))));
     }
 
     static List<Set<OperandIndexing>> broadcastInputToOutput(Ctx ctx, HloInstruction instr) {
         ArrayShape out = instr.arrayShape();
         ArrayShape in = ctx.operandShape(instr, 0);
-        List<Long> bdims = instr.ints("dimensions");
+        List<Long> bdims = instr.intsOrEmpty("dimensions");
         List<AffineExpr> res = new ArrayList<>();
         List<Long> ranges = new ArrayList<>();
         for (int j = 0; j < out.rank(); j++) {

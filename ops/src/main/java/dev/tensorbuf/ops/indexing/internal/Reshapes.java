@@ -42,7 +42,7 @@ final class Reshapes {
     }
 
     /** A reshape keeps every element: the linearised maps below assume equal element counts. */
-    private static void checkCounts(HloInstruction instr, List<Long> in, List<Long> out) {
+    static void checkCounts(HloInstruction instr, List<Long> in, List<Long> out) {
         long inCount = count(instr, in);
         long outCount = count(instr, out);
         if (inCount != outCount) {

@@ -4,6 +4,7 @@ import dev.tensorbuf.ops.hlo.internal.HloAttribute.ConvolutionDims;
 import dev.tensorbuf.ops.hlo.internal.HloAttribute.WindowDim;
 import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.views.ArrayShape;
+import dev.tensorbuf.views.DType;
 import dev.tensorbuf.views.internal.XlaShapePrinter;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -103,7 +104,7 @@ final class ShapeChecks {
     private static void broadcast(Ctx ctx, HloInstruction instr) {
         ArrayShape in = ctx.operandShape(instr, 0);
         ArrayShape out = instr.arrayShape();
-        List<Long> dims = instr.ints("dimensions");
+        List<Long> dims = instr.intsOrEmpty("dimensions");
         if (dims.size() != in.rank()) {
             throw error(instr, "dimensions " + dims + " must name one output dimension for each of the "
                     + in.rank() + " dimensions of its operand " + in);
@@ -382,6 +383,12 @@ final class ShapeChecks {
         List<Long> batching = instr.intsOrEmpty("operand_batching_dims");
         distinctDims(instr, "collapsed_slice_dims", collapsed, operand);
         distinctDims(instr, "operand_batching_dims", batching, operand);
+        for (String key : List.of("collapsed_slice_dims", "operand_batching_dims")) {
+            List<Long> dims = key.equals("collapsed_slice_dims") ? collapsed : batching;
+            if (!dims.equals(dims.stream().sorted().toList())) {
+                throw error(instr, key + " " + dims + " must be in increasing order, as XLA requires");
+            }
+        }
         for (long d : collapsed) {
             if (sliceSizes.get((int) d) > 1 || batching.contains(d)) {
                 throw error(instr, "collapsed_slice_dims " + collapsed + " must be dimensions of slice size at most 1"
@@ -483,8 +490,16 @@ final class ShapeChecks {
             throw error(instr, "has " + given + " start index operand(s) for its rank-" + in.rank() + " operand " + in);
         }
         for (int k = first; k < instr.operands().size(); k++) {
-            if (ctx.operandShape(instr, k).rank() != 0) {
-                throw error(instr, "start index operand " + k + " " + ctx.operandShape(instr, k) + " must be a scalar");
+            ArrayShape index = ctx.operandShape(instr, k);
+            DType.Kind kind = index.dtype().kind();
+            if (index.rank() != 0 || kind != DType.Kind.SIGNED && kind != DType.Kind.UNSIGNED) {
+                throw error(instr, "start operand " + k + " (" + instr.operands().get(k) + ") is " + index
+                        + ", not an integer scalar");
+            }
+            if (index.dtype() != ctx.operandShape(instr, first).dtype()) {
+                throw error(instr, "start operands must have one element type, as XLA requires: " + instr.operands().get(first)
+                        + " is " + ctx.operandShape(instr, first).dtype().xlaName() + ", " + instr.operands().get(k) + " is "
+                        + index.dtype().xlaName());
             }
         }
     }

@@ -29,7 +29,7 @@ final class Slicing {
     }
 
     /** The slice config, checked against the shapes: the maps trust start, stride and the output size. */
-    private static List<SliceDim> sliceDims(Ctx ctx, HloInstruction instr) {
+    static List<SliceDim> sliceDims(Ctx ctx, HloInstruction instr) {
         ArrayShape in = ctx.operandShape(instr, 0);
         ArrayShape out = instr.arrayShape();
         String where = "slice " + instr.name() + " of " + in + " to " + out;
@@ -153,7 +153,7 @@ final class Slicing {
      * The pad's config, checked against its shapes: the maps above index it by dimension and
      * trust that each output dim is {@code low + high + in + (in - 1) * interior}.
      */
-    private static List<PadDim> padding(HloInstruction instr, ArrayShape in, ArrayShape out) {
+    static List<PadDim> padding(HloInstruction instr, ArrayShape in, ArrayShape out) {
         String where = "pad " + instr.name() + " of " + in + " to " + out;
         HloAttribute attribute = HloInstructions.attribute(instr, "padding").orElseThrow(
                 () -> Errors.missingAttribute(where, "padding"));

@@ -12,7 +12,8 @@
  * <dl>
  * <dt><code>OpIndexing.java</code></dt>
  * <dd>dispatch by opcode; an op without a model gets <code>unknown indexing</code>, never an
- *     exception</dd>
+ *     exception; <code>checkShapes</code> applies the shape rules alone, for the run's check of a
+ *     whole module before it starts</dd>
  * <dt><code>ShapeChecks.java</code></dt>
  * <dd>XLA's verifier rules for the ops whose maps index by their attributes unchecked
  *     (element-wise, bitcast-convert between widths, broadcast, transpose, bitcast, reverse,
