@@ -107,7 +107,7 @@ class MutatedModulesTest {
     }
 
     /** {@return module {@code k} before its edits: each generator's in turn, then a committed jax program} */
-    private static String original(int k, Random rnd, List<String> programs) {
+    static String original(int k, Random rnd, List<String> programs) {
         return switch (k % 4) {
             case 0 -> RandomHloModules.generate(rnd).text();
             case 1 -> RandomControlFlowModules.generate(rnd).text();
@@ -116,7 +116,7 @@ class MutatedModulesTest {
         };
     }
 
-    private static List<String> programs() throws IOException {
+    static List<String> programs() throws IOException {
         List<String> texts = new ArrayList<>();
         for (String dir : List.of("jax_programs", "pointwise")) {
             Path folder = Path.of("src/test/resources", dir);
@@ -131,7 +131,7 @@ class MutatedModulesTest {
     }
 
     /** Runs the module with random arguments: "ran", "left out" (too large), or what it threw. */
-    private static String run(String text, Allocator arena, Random rnd) {
+    static String run(String text, Allocator arena, Random rnd) {
         HloModule module = HloModule.parse(text);
         for (HloComputation c : module.computations()) {
             for (HloInstruction i : c.instructions()) {

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.tensorbuf.interop.DenseTensor;
+import dev.tensorbuf.memory.Allocator;
+import dev.tensorbuf.memory.Allocators;
 import dev.tensorbuf.interop.Npy;
 import dev.tensorbuf.interop.SafetensorsFile;
 import dev.tensorbuf.views.DType;
@@ -40,6 +42,7 @@ class RunXlaAgreementTest {
     private static final int MODULES = Integer.getInteger("tensorbuf.runModules", 40);
     private static final int INDEXED_MODULES = Integer.getInteger("tensorbuf.indexedModules", 40);
     private static final int CONTROL_MODULES = Integer.getInteger("tensorbuf.controlModules", 40);
+    private static final int REFUSAL_MODULES = Integer.getInteger("tensorbuf.refusalModules", 300);
     private static final String PYTHON = System.getProperty("tensorbuf.python", "python3");
 
     @TempDir
@@ -91,6 +94,77 @@ class RunXlaAgreementTest {
         Random rnd = new Random(seed);
         agree(CONTROL_MODULES, seed, rnd, () -> RandomControlFlowModules.generate(rnd), (p, file) -> writeRandom(file, p, rnd));
     }
+
+    /**
+     * What XLA refuses, run refuses too, wherever in the module it is: damaged modules
+     * ({@link MutatedModulesTest}'s edits) that run runs are each parsed, verified and compiled
+     * by XLA, and none may be refused. Not counted: XLA aborting on a failed check of its own (no
+     * verdict), XLA's layout assignment refusing optimised programs it printed itself, and
+     * numbers in metadata, which run does not read. Count: {@code -Dtensorbuf.refusalModules=N}.
+     */
+    @Test
+    void damagedModulesXlaRefusesAreRefusedByRunToo() throws Exception {
+        assumeTrue(jaxImportable(), PYTHON + " cannot import jax and jaxlib (pip install jax jaxlib): skipping the XLA comparison");
+        long seed = seed("refusals ");
+        Random rnd = new Random(seed);
+        List<String> programs = MutatedModulesTest.programs();
+        Map<String, String> texts = new TreeMap<>();
+        String trips = System.getProperty("tensorbuf.run.maxTrips");
+        System.setProperty("tensorbuf.run.maxTrips", "10000");
+        try {
+            for (int k = 0; k < REFUSAL_MODULES; k++) {
+                String text = MutatedModulesTest.mutated(MutatedModulesTest.original(k, rnd, programs), rnd);
+                try (Allocator arena = Allocators.shared()) {
+                    if (MutatedModulesTest.run(text, arena, rnd).equals("ran")) {
+                        Path hlo = dir.resolve("m" + k + ".hlo");
+                        Files.writeString(hlo, text);
+                        texts.put(hlo.toString(), text);
+                    }
+                } catch (RuntimeException refused) {
+                    // Refused here: MutatedModulesTest checks how.
+                }
+            }
+        } finally {
+            if (trips == null) {
+                System.clearProperty("tensorbuf.run.maxTrips");
+            } else {
+                System.setProperty("tensorbuf.run.maxTrips", trips);
+            }
+        }
+        Path manifest = dir.resolve("ran.txt");
+        Files.writeString(manifest, String.join("\n", texts.keySet()) + "\n");
+        Path script = dir.resolve("xla_verdicts.py");
+        try (InputStream in = RunXlaAgreementTest.class.getResourceAsStream("/xla_verdicts.py")) {
+            Files.write(script, in.readAllBytes());
+        }
+        List<String> verdicts = new ArrayList<>();
+        assertEquals("", runPython(List.of(script.toString(), manifest.toString()), verdicts));
+        Map<String, Integer> counts = new TreeMap<>();
+        List<String> refused = new ArrayList<>();
+        for (String line : verdicts) {
+            String[] pathAndVerdict = line.split("\t", 2);
+            String verdict = pathAndVerdict[1];
+            boolean excused = verdict.startsWith("refused") && EXCUSED.stream().anyMatch(verdict::contains);
+            counts.merge(excused ? "excused" : verdict.replaceFirst(":.*", ""), 1, Integer::sum);
+            if (verdict.startsWith("refused") && !excused) {
+                refused.add(verdict + "\n" + texts.get(pathAndVerdict[0]));
+            }
+        }
+        System.out.println("RunXlaAgreementTest refusals: of " + REFUSAL_MODULES + " damaged modules run ran " + texts.size()
+                + "; XLA's verdicts " + counts);
+        assertEquals(texts.size(), verdicts.size(), "one verdict a module");
+        assertTrue(counts.getOrDefault("ok", 0) >= texts.size() / 2, () -> "XLA compiled too few: " + counts);
+        assertTrue(refused.isEmpty(), () -> refused.size() + " modules run ran are refused by XLA (seed " + seed + "); the first: "
+                + refused.getFirst());
+    }
+
+    /**
+     * XLA's refusals that say nothing about run: its layout assignment on the optimised programs
+     * it printed (bitcasts in comparators, layouts it assigned), and numbers in metadata and
+     * stack frames, which run does not read.
+     */
+    private static final List<String> EXCUSED = List.of("during layout assignment", "minor_to_major field contains",
+            "value out of range for int32_t");
 
     /** {@return the seed, {@code -Dtensorbuf.seed} or the clock's, printed so that a run can be repeated} */
     private static long seed(String what) {

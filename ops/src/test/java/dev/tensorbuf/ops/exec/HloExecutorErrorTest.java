@@ -172,7 +172,7 @@ class HloExecutorErrorTest {
                   ROOT c = f32[3] call(p0), to_apply=f
                 }
                 """;
-        assertContains("call (instruction %c, line 8): operand 0 (p0) is f32[2] but f's parameter x is f32[3]",
+        assertContains("call (instruction %c, line 8): operand 0 (p0) is f32[2]{0} but f's parameter x is f32[3]{0}",
                 failure(text, Map.of("p0", view("f32[2]"))));
         String twoOperands = text.replace("call(p0)", "call(p0, p0)");
         assertContains("call (instruction %c, line 8): passes 2 operands to f, which has 1 parameters",
@@ -461,6 +461,16 @@ class HloExecutorErrorTest {
                 + " operand 0 (a) is f32[2]{0}, the result f32[]", failure("HloModule m\nunused {\n  a = f32[2] parameter(0)\n"
                         + "  ROOT b = f32[] convert(a)\n}\nENTRY e {\n  p0 = f32[2,3] parameter(0)\n  ROOT t = f32[2,3] negate(p0)\n}\n",
                         args));
+        assertContains("scatter (instruction %d, line 10): its indices i are pred[1,1]{1,0}, not integers", failure(module(
+                "i = pred[1,1] constant({{0}})\n  d = f32[2,3] scatter(p0, i, p0), update_window_dims={0,1}, inserted_window_dims={},"
+                        + " scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=sum" + unread).replace("ENTRY e {",
+                "sum {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT s = f32[] add(x, y)\n}\nENTRY e {"), args));
+        assertContains("call (instruction %d, line 8): its computation g's ROOT is s32[], not f32[2,3]{1,0}",
+                failure("HloModule m\ng {\n  a = f32[2,3] parameter(0)\n  ROOT c = s32[] constant(2)\n}\nENTRY e {\n"
+                        + "  p0 = f32[2,3] parameter(0)\n  d = f32[2,3] call(p0), to_apply=g" + unread + "\n}\n", args));
+        assertContains("fusion (instruction %d, line 9): %z in its computation g is not read", failure("HloModule m\ng {\n"
+                + "  a = f32[2,3] parameter(0)\n  z = f32[] constant(0)\n  ROOT n = f32[2,3] negate(a)\n}\nENTRY e {\n"
+                + "  p0 = f32[2,3] parameter(0)\n  d = f32[2,3] fusion(p0), kind=kLoop, calls=g" + unread + "\n}\n", args));
         String reduceInBranch = twoBranches("  a = f32[2,3] parameter(0)\n  z = f32[] constant(0)\n"
                 + "  r = f32[3] reduce(a, z), dimensions={1}, to_apply=sum\n  ROOT n = f32[2,3] broadcast(r), dimensions={1}")
                 .replace("b1 {", "sum {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT s = f32[] add(x, y)\n}\nb1 {");

@@ -395,7 +395,8 @@ class HloExecutorTest {
                   %param_0.1 = f32[3,4]{1,0} parameter(0)
                   %transpose.0 = f32[4,3]{0,1} transpose(%param_0.1), dimensions={1,0}
                   %copy.1 = f32[4,3]{1,0} copy(%transpose.0)
-                  ROOT %c = f32[4,3]{1,0} call(%copy.1), to_apply=%flip
+                  %same = f32[4,3]{1,0} pad(%copy.1, %param_1.1), padding=0_0x0_0
+                  ROOT %c = f32[4,3]{1,0} call(%same), to_apply=%flip
                 }
 
                 ENTRY %main.1 (a.1: f32[3,4], z: f32[]) -> f32[4,3] {

@@ -268,6 +268,30 @@ class HloLoopsTest {
     }
 
     /**
+     * XLA inlines every call before it fuses, so a product the callee returns, even as a copy in
+     * its own layout, contracts with the sum after the call (control-flow seed 24, module 723:
+     * the ROOT copy was evaluated, rounding the product).
+     */
+    @Test
+    void aProductACallReturnsContractsWithTheSumAfterIt() {
+        String text = """
+                HloModule m
+                square {
+                  a = f32[4]{0} parameter(0)
+                  m = f32[4]{0} multiply(a, a)
+                  ROOT c = f32[4]{0} copy(m)
+                }
+                ENTRY e {
+                  x = f32[4]{0} parameter(0)
+                  y = f32[4]{0} parameter(1)
+                  s = f32[4]{0} call(x), to_apply=square
+                  ROOT r = f32[4]{0} add(s, y)
+                }
+                """;
+        assertArrayEquals(squarePlus(true), floats(text, Map.of("0", f32(X), "1", f32(Y))));
+    }
+
+    /**
      * XLA counts the trips of a loop whose counter starts at a constant and whose condition reads
      * only the counter: a loop of no trips becomes its initial value and a loop of one its body,
      * so a product in the body, or before a loop of none, is one multiply-add with a sum after the

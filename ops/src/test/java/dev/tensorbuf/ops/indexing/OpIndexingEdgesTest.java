@@ -285,6 +285,14 @@ class OpIndexingEdgesTest {
         refusedBothWays(m, "gather g: " + message, what);
     }
 
+    @Test
+    void gatherIndicesAreIntegers() {
+        HloModule m = module(" operand = f32[5,6] parameter(0)\n indices = pred[4,1] parameter(1)\n ROOT g = f32[4,6]"
+                + " gather(operand, indices), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1,"
+                + " slice_sizes={1,6}");
+        refusedBothWays(m, "gather g: its indices pred[4,1]{1,0} must be integers", "pred indices");
+    }
+
     /** Valid gathers at the edges of those rules: a slice as large as the operand, a collapsed dimension of size 1. */
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', textBlock = """

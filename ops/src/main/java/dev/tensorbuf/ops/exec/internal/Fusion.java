@@ -93,8 +93,12 @@ final class Fusion {
     /** Each instruction that evaluated an expression, and the explanations of its passes, in the order they ran. */
     private final Map<String, List<CopyPlan.Explanation>> plans = new HashMap<>();
 
-    Fusion(Allocator allocator) {
+    /** The computations a {@code call} runs, which XLA inlines into their callers before it fuses anything. */
+    private final Set<String> inlined;
+
+    Fusion(Allocator allocator, Set<String> inlined) {
         this.allocator = allocator;
+        this.inlined = Set.copyOf(inlined);
     }
 
     /** {@return whether {@code v} is a held expression's stand-in} */
@@ -129,7 +133,8 @@ final class Fusion {
      * {@return the value of {@code in} when fusion makes it, or null to let the interpreter apply
      * it} An elementwise op on supported types becomes held; a remap of a held value remaps its
      * leaves ({@code remap} applies {@code in} to a view in place of operand 0); a {@code copy} of
-     * a held value stays held inside the computation and is evaluated into its layout as the ROOT.
+     * a held value stays held inside the computation and is evaluated into its layout as the ROOT
+     * (but of a computation a {@code call} runs, which XLA inlines).
      */
     Made apply(HloComputation comp, HloInstruction in, List<TensorView> ops, Function<List<TensorView>, TensorView> remap) {
         String op = in.opcode();
@@ -141,10 +146,11 @@ final class Fusion {
         }
         Held h = held.get(ops.getFirst());
         if (op.equals("copy") && ops.size() == 1) {
-            if (!in.name().equals(comp.rootName())) {
+            if (!in.name().equals(comp.rootName()) || inlined.contains(comp.name())) {
                 // A copy inside the chain changes only a layout, which XLA assigns after its
                 // rewrites, so they reach across it (jax 0.10: (a / b), copied to {0,1}, / c is
-                // a / (b * c)); the value stays held.
+                // a / (b * c)); the value stays held. So does the ROOT of a called computation,
+                // which XLA inlines first: a multiply there and an add after the call contract.
                 return new Made(hold(new Held(h.expr(), h.leaves(), in.name(), h.with(in.name())), in.arrayShape()), false);
             }
             return new Made(evaluate(h, in.arrayShape().laidOut(), in.name()), true);

@@ -121,7 +121,9 @@ public final class Interpreter {
         this.lines = lines;
         this.arguments = arguments;
         this.allocator = allocator;
-        this.fusion = new Fusion(allocator);
+        this.fusion = new Fusion(allocator, module.computations().stream().flatMap(c -> c.instructions().stream())
+                .filter(i -> i.opcode().equals("call")).map(i -> module.computation(calleeName(i)).name())
+                .collect(java.util.stream.Collectors.toSet()));
     }
 
     /**
@@ -1294,6 +1296,10 @@ public final class Interpreter {
                         + in.operands().get(k) + ") is " + types.get(k).xlaName() + ", the result " + shape);
             }
         }
+        if (op.equals("scatter") && shapes.size() == 3 && types.get(1).kind() != DType.Kind.SIGNED
+                && types.get(1).kind() != DType.Kind.UNSIGNED) {
+            throw new IllegalArgumentException("its indices " + in.operands().get(1) + " are " + shapes.get(1) + ", not integers");
+        }
         if (SHAPE_RULES.contains(op)) {
             try {
                 OpIndexing.checkShapes(new Ctx(module, comp), in);
@@ -1315,10 +1321,10 @@ public final class Interpreter {
             "reverse", "dynamic-slice", "dynamic-update-slice", "gather", "reduce", "reduce-window", "bitcast-convert");
 
     /**
-     * Checks a loop's condition and body, and every branch of a conditional, against the loop's or
-     * conditional's shape, as XLA's verifier does before anything runs: checked only as they run,
-     * a body returning the wrong shape would pass in a loop of no trips, and a branch never chosen
-     * would never be checked. Other instructions pass.
+     * Checks a loop's condition and body, every branch of a conditional, and the computation a
+     * call or fusion runs, against the instruction's operands and shape, as XLA's verifier does
+     * before anything runs: checked only as they run, a body returning the wrong shape would pass
+     * in a loop of no trips, and a branch never chosen would never be checked. Other instructions pass.
      */
     public static void checkSignatures(HloModule module, HloComputation comp, HloInstruction in) {
         if (in.opcode().equals("while") && in.operands().size() == 1) {
@@ -1332,6 +1338,31 @@ public final class Interpreter {
             sameShape("its condition " + condition.name() + "'s parameter", condition.parameter(0).shape(), in.shape());
             sameShape("its body " + body.name() + "'s parameter", body.parameter(0).shape(), in.shape());
             sameShape("its body " + body.name() + "'s ROOT", body.root().shape(), in.shape());
+        } else if (in.opcode().equals("call") || in.opcode().equals("fusion")) {
+            HloComputation callee = module.computation(calleeName(in));
+            if (callee.parameterCount() != in.operands().size()) {
+                throw new IllegalArgumentException("passes " + in.operands().size() + " operands to " + callee.name() + ", which has "
+                        + callee.parameterCount() + " parameters");
+            }
+            for (int k = 0; k < in.operands().size(); k++) {
+                dev.tensorbuf.views.XlaShape operand = comp.instruction(in.operands().get(k)).shape();
+                HloInstruction p = callee.parameter(k);
+                if (!withoutLayouts(operand).equals(withoutLayouts(p.shape()))) {
+                    throw new IllegalArgumentException("operand " + k + " (" + in.operands().get(k) + ") is " + operand + " but "
+                            + callee.name() + "'s parameter " + p.name() + " is " + p.shape());
+                }
+            }
+            sameShape("its computation " + callee.name() + "'s ROOT", callee.root().shape(), in.shape());
+            if (in.opcode().equals("fusion")) {
+                Set<String> read = new HashSet<>();
+                callee.instructions().forEach(i -> read.addAll(i.operands()));
+                for (HloInstruction i : callee.instructions()) {
+                    if (!i.name().equals(callee.rootName()) && !read.contains(i.name())) {
+                        throw new IllegalArgumentException("%" + i.name() + " in its computation " + callee.name()
+                                + " is not read: every instruction of a fusion but its ROOT has users, as XLA's verifier requires");
+                    }
+                }
+            }
         } else if (in.opcode().equals("conditional") && in.operands().size() == branchNames(in).size() + 1) {
             List<String> branches = branchNames(in);
             for (int b = 0; b < branches.size(); b++) {

@@ -370,6 +370,10 @@ final class ShapeChecks {
         ArrayShape operand = ctx.operandShape(instr, 0);
         ArrayShape indices = ctx.operandShape(instr, 1);
         ArrayShape out = instr.arrayShape();
+        DType.Kind kind = indices.dtype().kind();
+        if (kind != DType.Kind.SIGNED && kind != DType.Kind.UNSIGNED) {
+            throw error(instr, "its indices " + indices + " must be integers");
+        }
         List<Long> sliceSizes = instr.ints("slice_sizes");
         if (sliceSizes.size() != operand.rank()) {
             throw error(instr, "slice_sizes " + sliceSizes + " must have one size per dimension of " + operand);
