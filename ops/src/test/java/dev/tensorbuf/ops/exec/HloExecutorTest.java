@@ -81,6 +81,25 @@ class HloExecutorTest {
     }
 
     /**
+     * A dynamic-update-slice of the whole operand is its update to XLA's simplifier, so a
+     * converted pred under one still meets the select, and no product is left to contract with
+     * the sum after it: +0 where the pred is false, where fma(0, -0.25, -0) is -0 (jax 0.10.2;
+     * control-flow seed 24, module 2458).
+     */
+    @Test
+    void anUpdateOfTheWholeOperandIsTheUpdate() {
+        TensorView p = TensorView.of(arena.allocate(4096), "pred[2]{0}");
+        TensorElements.of(p).copyFrom(new long[] {1, 0});
+        TensorView z = TensorView.of(arena.allocate(4096), "f32[2]{0}");
+        TensorElements.of(z).copyFrom(new float[] {7f, 9f});
+        float[] out = floats(module("p = pred[2]{0} parameter(0)", "z = f32[2]{0} parameter(1)", "c = f32[2]{0} convert(p)",
+                "i = s32[] constant(0)", "d = f32[2]{0} dynamic-update-slice(z, c, i)", "k = f32[] constant(-0.25)",
+                "b = f32[2]{0} broadcast(k), dimensions={}", "m = f32[2]{0} multiply(d, b)", "ROOT s = f32[2]{0} subtract(m, c)"),
+                Map.of("0", p, "1", z));
+        assertArrayEquals(bits(new float[] {-1.25f, 0f}), bits(out));
+    }
+
+    /**
      * Nor where the pred is a constant by the time XLA meets the convert (a constant moved, an
      * {@code and} with false, logic of constants): it folds the convert into a float 0 and the
      * product is computed: -0 for a negative, NaN for an infinity. A copy keeps the select, as

@@ -1496,8 +1496,15 @@ final class Fusion {
      */
     private static HloInstruction beneath(HloComputation comp, String name) {
         HloInstruction d = comp.instruction(name);
-        while (Set.of("slice", "dynamic-slice", "reshape", "broadcast", "reverse", "transpose", "convert", "copy")
-                .contains(d.opcode())) {
+        while (true) {
+            if (replacedByItsUpdate(comp, d)) {
+                d = comp.instruction(d.operands().get(1));
+                continue;
+            }
+            if (!Set.of("slice", "dynamic-slice", "reshape", "broadcast", "reverse", "transpose", "convert", "copy")
+                    .contains(d.opcode())) {
+                break;
+            }
             HloInstruction under = comp.instruction(d.operands().getFirst());
             List<Long> dims = d.arrayShape().dims();
             List<Long> from = under.arrayShape().dims();
@@ -1516,6 +1523,18 @@ final class Fusion {
             d = under;
         }
         return d;
+    }
+
+    /**
+     * {@return whether {@code in} is a dynamic-update-slice whose update is the whole operand,
+     * which XLA's simplifier replaces by the update} Run does the same, so held work in the update
+     * stays held (control-flow seed 24, module 2458: convert(pred) under one, times a constant, is
+     * XLA's select, +0 where the pred is false, not a product contracted with the sum after it).
+     */
+    static boolean replacedByItsUpdate(HloComputation comp, HloInstruction in) {
+        return in.opcode().equals("dynamic-update-slice") && in.operands().size() >= 2
+                && comp.instruction(in.operands().get(1)).shape() instanceof ArrayShape update
+                && update.dims().equals(in.arrayShape().dims());
     }
 
     /** {@return whether the permutation keeps the dims longer than one in their order} */

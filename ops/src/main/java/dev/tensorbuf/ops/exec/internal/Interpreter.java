@@ -431,6 +431,9 @@ public final class Interpreter {
      * first. Scalar index arithmetic is folded, not held; calls and tuples pass held values on.
      */
     private Value fused(HloComputation comp, HloInstruction in, List<TensorView> ops, List<Value> values) {
+        if (Fusion.replacedByItsUpdate(comp, in)) {
+            return view(ops.get(1));
+        }
         if (!ScalarIndex.folds(comp, in)) {
             Fusion.Made m = fusion.apply(comp, in, ops, args -> apply(comp, in, args, values).view());
             if (m != null) {
