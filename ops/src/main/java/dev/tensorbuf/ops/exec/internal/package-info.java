@@ -56,7 +56,9 @@
  *     (<code>copy.internal.PointwiseCopy</code>: a lookup table for one 8-bit operand and
  *     per-channel constants, Vector API sweeps for f32 work over f32, bf16 or f16 operands, else
  *     the block evaluator); each held instruction is reported as fused into the instruction
- *     whose copy evaluated it. Its expressions' nodes are interned, so a value that later ops
+ *     whose copy evaluated it. As XLA's pipeline: work stays held across a call (XLA inlines
+ *     it; a copy as the callee's ROOT too) and through a dynamic-update-slice of the whole
+ *     operand (its update, to XLA's simplifier). Its expressions' nodes are interned, so a value that later ops
  *     read several times stays one node however each renumbers its leaves, and two leaves that
  *     read the same elements of one buffer are one leaf</dd>
  * <dt><code>FoldedConstants.java</code></dt>
