@@ -399,14 +399,16 @@ final class RandomControlFlowModules {
     }
 
     /**
-     * {@return a reverse of {@code a} along some dims} Not along the minor dim of a large f32
-     * array: LLVM's vector loop then rounds a product of the reverse before the sum it feeds, its
-     * scalar loop contracts them, by where each element falls (jax 0.10: f32[38] and longer,
-     * f32[3,40]; RELIABILITY lists it with the other vectorisation choices run does not mirror).
+     * {@return a reverse of {@code a} along some dims} Not along the minor dim of an f32 array
+     * longer than 8 there, nor of an f16 one (which contracts on processors with AVX512-FP16):
+     * LLVM's vector loop then rounds a product of the reverse before the sum it feeds, its scalar
+     * loop contracts them, by where each element falls (jax 0.10: f32[38] and longer, f32[3,40]
+     * on the EPYC; f32[21,21], f16[36] and f16[427] on a Sapphire Rapids Xeon, control-flow seeds
+     * 23 and 25; RELIABILITY lists it with the other vectorisation choices run does not mirror).
      */
     private String reverse(Computation c, String a) {
         List<Integer> along = subset(dims.length);
-        if (t == DType.F32 && dims[dims.length - 1] > 32) {
+        if ((t == DType.F32 || t == DType.F16) && dims[dims.length - 1] > 8) {
             along.remove(Integer.valueOf(dims.length - 1));
         }
         return along.isEmpty() ? c.add(arr(), "copy(" + a + ")") : c.add(arr(), "reverse(" + a + "), dimensions={" + join(along) + "}");
