@@ -68,9 +68,7 @@ class MutatedModulesTest {
         Random rnd = new Random(seed);
         List<String> programs = programs();
         Map<String, Integer> outcomes = new TreeMap<>();
-        String trips = System.getProperty("tensorbuf.run.maxTrips");
-        System.setProperty("tensorbuf.run.maxTrips", "10000");
-        try {
+        withTripLimit(() -> {
             for (int n = 0; n < MODULES; n++) {
                 int k = n;
                 String text = mutated(original(k, rnd, programs), rnd);
@@ -89,6 +87,19 @@ class MutatedModulesTest {
                 assertTrue(millis < 20_000, () -> "module " + module(k, seed) + " took " + millis + " ms:\n" + text);
                 outcomes.merge(outcome, 1, Integer::sum);
             }
+        });
+        // Both ends are reached, or the edits miss what they are for: some damaged modules still
+        // run (an edit that keeps the module valid), most of the rest are refused.
+        assertTrue(outcomes.getOrDefault("ran", 0) >= MODULES / 10, () -> "too few ran: " + outcomes);
+        assertTrue(outcomes.getOrDefault("refused", 0) >= MODULES / 10, () -> "too few refused: " + outcomes);
+    }
+
+    /** Runs {@code work} with loops bounded (a damaged module's loop may never end), then restores the bound. */
+    static void withTripLimit(Runnable work) {
+        String trips = System.getProperty("tensorbuf.run.maxTrips");
+        System.setProperty("tensorbuf.run.maxTrips", "10000");
+        try {
+            work.run();
         } finally {
             if (trips == null) {
                 System.clearProperty("tensorbuf.run.maxTrips");
@@ -96,10 +107,6 @@ class MutatedModulesTest {
                 System.setProperty("tensorbuf.run.maxTrips", trips);
             }
         }
-        // Both ends are reached, or the edits miss what they are for: some damaged modules still
-        // run (an edit that keeps the module valid), most of the rest are refused.
-        assertTrue(outcomes.getOrDefault("ran", 0) >= MODULES / 10, () -> "too few ran: " + outcomes);
-        assertTrue(outcomes.getOrDefault("refused", 0) >= MODULES / 10, () -> "too few refused: " + outcomes);
     }
 
     private static String module(int k, long seed) {

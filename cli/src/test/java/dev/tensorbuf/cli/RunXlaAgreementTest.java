@@ -109,9 +109,7 @@ class RunXlaAgreementTest {
         Random rnd = new Random(seed);
         List<String> programs = MutatedModulesTest.programs();
         Map<String, String> texts = new TreeMap<>();
-        String trips = System.getProperty("tensorbuf.run.maxTrips");
-        System.setProperty("tensorbuf.run.maxTrips", "10000");
-        try {
+        MutatedModulesTest.withTripLimit(() -> {
             for (int k = 0; k < REFUSAL_MODULES; k++) {
                 String text = MutatedModulesTest.mutated(MutatedModulesTest.original(k, rnd, programs), rnd);
                 try (Allocator arena = Allocators.shared()) {
@@ -122,15 +120,11 @@ class RunXlaAgreementTest {
                     }
                 } catch (RuntimeException refused) {
                     // Refused here: MutatedModulesTest checks how.
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
                 }
             }
-        } finally {
-            if (trips == null) {
-                System.clearProperty("tensorbuf.run.maxTrips");
-            } else {
-                System.setProperty("tensorbuf.run.maxTrips", trips);
-            }
-        }
+        });
         Path manifest = dir.resolve("ran.txt");
         Files.writeString(manifest, String.join("\n", texts.keySet()) + "\n");
         Path script = dir.resolve("xla_verdicts.py");

@@ -41,25 +41,6 @@ public final class HloIndexing {
     private HloIndexing() {
     }
 
-    /**
-     * Runs an op's analysis, turning the symptoms of attributes that do not fit the shapes (an
-     * index past a dimension list, a division by a zero size) into an error naming the
-     * instruction. XLA's verifier would refuse such a module before analysis; the ops checked
-     * explicitly (convolution, reduce-window, dot, pad, slice, reshape, transpose) say precisely
-     * what does not fit, and this covers the rest. (Caught here rather than relied on: a hot JIT
-     * site may throw these without a message.)
-     */
-    private static InstructionIndexing ifShapesFit(HloInstruction instruction,
-                                                   java.util.function.Supplier<InstructionIndexing> analysis) {
-        try {
-            return analysis.get();
-        } catch (IndexOutOfBoundsException | ArithmeticException e) {
-            throw new IllegalArgumentException(instruction.opcode() + " " + instruction.name()
-                    + ": its attributes do not fit its shape " + instruction.shape() + " and operands"
-                    + " (" + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()) + ")", e);
-        }
-    }
-
     /** {@return output 0 to each operand, in logical index space} @param module the module @param instruction one of its instructions */
     public static InstructionIndexing outputToInput(HloModule module, HloInstruction instruction) {
         return outputToInput(module, instruction, 0, false);
@@ -78,7 +59,7 @@ public final class HloIndexing {
                                                     boolean physical) {
         instruction.outputShape(outputId);
         Ctx ctx = new Ctx(module, module.computationOf(instruction));
-        return ifShapesFit(instruction, () -> {
+        return OpIndexing.ifShapesFit(instruction, () -> {
             List<Set<OperandIndexing>> maps = OpIndexing.outputToInput(ctx, instruction, outputId);
             return new InstructionIndexing(physical ? Physical.outputToInput(ctx, instruction, outputId, maps) : maps);
         });
@@ -105,7 +86,7 @@ public final class HloIndexing {
                     instruction.opcode() + " " + instruction.name());
         }
         Ctx ctx = new Ctx(module, module.computationOf(instruction));
-        return ifShapesFit(instruction, () -> {
+        return OpIndexing.ifShapesFit(instruction, () -> {
             List<Set<OperandIndexing>> maps = OpIndexing.inputToOutput(ctx, instruction, operand);
             return new InstructionIndexing(physical ? Physical.inputToOutput(ctx, instruction, operand, maps) : maps);
         });

@@ -398,7 +398,7 @@ class HloExecutorErrorTest {
                 failure(module("d = s32[2,3] add(p0, p0)\n  ROOT t = f32[2,3] negate(p0)"), args));
         assertContains("slice (instruction %d, line 4): slice keeps its operand's element type: operand 0 (p0) is f32, the result"
                 + " f16[1,3]{1,0}", failure(module("d = f16[1,3] slice(p0), slice={[0:1], [0:3]}\n  ROOT t = f32[2,3] negate(p0)"), args));
-        assertContains("transpose (instruction %d, line 4): transpose's dimensions [0] name 1 dims; its operand p0 has 2",
+        assertContains("transpose (instruction %d, line 4): dimensions [0] are not a permutation of [0, 2)",
                 failure(module("d = f32[2,3] transpose(p0), dimensions={0}\n  ROOT t = f32[2,3] negate(p0)"), args));
         assertContains("add (instruction %d, line 6): add is elementwise: operand 1 (r) is f32[3]{0}, the result f32[2,3]{1,0}",
                 failure(module("s = f32[1,3] slice(p0), slice={[0:1], [0:3]}\n  r = f32[3] reshape(s)\n"

@@ -999,11 +999,8 @@ public final class Interpreter {
      * ends in a {@code copy}), else a view, so the step counts say whether bytes moved.
      */
     private Value call(HloComputation caller, HloInstruction in, List<TensorView> ops, List<Value> operandValues) {
+        // checkSignatures has checked the operands against the callee's parameters before the run.
         HloComputation callee = module.computation(calleeName(in));
-        if (callee.parameterCount() != ops.size()) {
-            throw new IllegalArgumentException("passes " + ops.size() + " operand" + (ops.size() == 1 ? "" : "s") + " to "
-                    + callee.name() + ", which has " + callee.parameterCount() + " parameters");
-        }
         Map<String, Value> values = new HashMap<>();
         for (int k = 0; k < ops.size(); k++) {
             HloInstruction p = callee.parameter(k);
@@ -1012,14 +1009,9 @@ public final class Interpreter {
                 values.put(p.name(), operandValues.get(k));
                 continue;
             }
-            TensorView arg = ops.get(k);
             ArrayShape declared = p.arrayShape();
-            if (arg.dtype() != declared.dtype() || !arg.dims().equals(declared.dims())) {
-                throw new IllegalArgumentException("operand " + k + " (" + in.operands().get(k) + ") is " + arg.dtype().xlaName()
-                        + arg.dims() + " but " + callee.name() + "'s parameter " + p.name() + " is " + declared);
-            }
             values.put(p.name(), handedOver(caller, in, k, operandValues.get(k), declared)
-                    ? operandValues.get(k) : new Value(arg, ExecutedInstruction.Kind.PARAMETER, false));
+                    ? operandValues.get(k) : new Value(ops.get(k), ExecutedInstruction.Kind.PARAMETER, false));
         }
         HloInstruction root = callee.root();
         evaluate(callee, values, root);
@@ -1286,12 +1278,6 @@ public final class Interpreter {
                 }
             }
         }
-        if ((op.equals("transpose") || op.equals("broadcast")) && in.text("dimensions").isPresent()
-                && comp.instruction(in.operands().getFirst()).shape() instanceof ArrayShape a
-                && in.intsOrEmpty("dimensions").size() != a.rank()) {
-            throw new IllegalArgumentException(op + "'s dimensions " + in.intsOrEmpty("dimensions") + " name "
-                    + in.intsOrEmpty("dimensions").size() + " dims; its operand " + in.operands().getFirst() + " has " + a.rank());
-        }
         List<Integer> kept = KEEPS_TYPE.getOrDefault(op, List.of());
         for (int k : kept) {
             if (k < types.size() && types.get(k) != shape.dtype()) {
@@ -1350,7 +1336,7 @@ public final class Interpreter {
             for (int k = 0; k < in.operands().size(); k++) {
                 dev.tensorbuf.views.XlaShape operand = comp.instruction(in.operands().get(k)).shape();
                 HloInstruction p = callee.parameter(k);
-                if (!withoutLayouts(operand).equals(withoutLayouts(p.shape()))) {
+                if (!operand.toStringWithoutLayout().equals(p.shape().toStringWithoutLayout())) {
                     throw new IllegalArgumentException("operand " + k + " (" + in.operands().get(k) + ") is " + operand + " but "
                             + callee.name() + "'s parameter " + p.name() + " is " + p.shape());
                 }
@@ -1443,18 +1429,9 @@ public final class Interpreter {
      * (layouts may differ, as in XLA: a loop's value is copied into its own layout).
      */
     private static void sameShape(String what, dev.tensorbuf.views.XlaShape actual, dev.tensorbuf.views.XlaShape expected) {
-        if (!withoutLayouts(actual).equals(withoutLayouts(expected))) {
+        if (!actual.toStringWithoutLayout().equals(expected.toStringWithoutLayout())) {
             throw new IllegalArgumentException(what + " is " + actual + ", not " + expected);
         }
-    }
-
-    private static dev.tensorbuf.views.XlaShape withoutLayouts(dev.tensorbuf.views.XlaShape shape) {
-        return switch (shape) {
-            case ArrayShape a -> a.withoutLayout();
-            case dev.tensorbuf.views.XlaShape.Tuple t -> new dev.tensorbuf.views.XlaShape.Tuple(
-                    t.elements().stream().map(Interpreter::withoutLayouts).toList());
-            default -> shape;
-        };
     }
 
     /** Checks a tuple value, element by element, against the tuple shape {@code declared}. */

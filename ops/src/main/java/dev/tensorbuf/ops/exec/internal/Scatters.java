@@ -71,8 +71,8 @@ public final class Scatters {
      * {@return the scatter {@code in} of {@code updates} into {@code operand} at {@code indices}, in
      * new memory laid out as {@code shape}}
      *
-     * @throws IllegalArgumentException for non-integer indices, an update computation that is not
-     *     an assignment or one exact op of both parameters, or attributes that do not fit the operands
+     * @throws IllegalArgumentException for an update computation that is not an assignment or one
+     *     exact op of both parameters, or attributes that do not fit the operands
      */
     static TensorView scatter(HloInstruction in, HloComputation update, TensorView operand, TensorView indices, TensorView updates,
             ArrayShape shape, Allocator allocator) {
@@ -88,13 +88,7 @@ public final class Scatters {
             throw new IllegalArgumentException("a scatter by " + op + " of " + t.xlaName() + " is not supported: it runs on pred,"
                     + " integers, f16, bf16, f32 and f64");
         }
-        if (updates.dtype() != t) {
-            throw new IllegalArgumentException("the updates are " + updates.dtype().xlaName() + " but the operand is " + t.xlaName());
-        }
-        DType.Kind ik = indices.dtype().kind();
-        if (ik != DType.Kind.SIGNED && ik != DType.Kind.UNSIGNED) {
-            throw new IllegalArgumentException("the scatter indices are " + indices.dtype().xlaName() + ", not integers");
-        }
+        // Updates of the operand's type and integer indices: checked before the run (Interpreter.checkDeclaredTypes).
         int rank = operand.rank();
         int[] operandBatching = IndexedMoves.ints(in.intsOrEmpty("input_batching_dims"));
         int[] indicesBatching = IndexedMoves.ints(in.intsOrEmpty("scatter_indices_batching_dims"));

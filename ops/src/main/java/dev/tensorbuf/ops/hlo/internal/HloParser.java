@@ -302,7 +302,6 @@ public final class HloParser {
         pos++;
         List<HloInstruction> instructions = new ArrayList<>();
         Map<String, Integer> definedAt = new HashMap<>();
-        List<Object[]> uses = new ArrayList<>();
         List<Object[]> undefined = new ArrayList<>(); // operands not yet defined where they are used
         Map<String, XlaShape> shapes = new HashMap<>();
         String root = null;
@@ -322,9 +321,9 @@ public final class HloParser {
                 pos += 4;
                 skipSpace();
             }
-            int firstUse = uses.size();
+            List<Object[]> uses = new ArrayList<>(); // its operands, each with where it is written
             HloInstruction instruction = instruction(uses, calledAt, shapes);
-            for (Object[] use : uses.subList(firstUse, uses.size())) {
+            for (Object[] use : uses) {
                 if (!definedAt.containsKey((String) use[0])) {
                     undefined.add(use);
                 }
@@ -346,7 +345,7 @@ public final class HloParser {
         }
         String rootName = root != null ? root : instructions.getLast().name();
         XlaShape rootShape = shapes.get(rootName);
-        if (result != null && !withoutLayouts(result).equals(withoutLayouts(rootShape))) {
+        if (result != null && !result.toStringWithoutLayout().equals(rootShape.toStringWithoutLayout())) {
             throw error("the shape of computation '" + name + "', " + result + ", is not that of its ROOT " + rootName + ", "
                     + rootShape, resultAt);
         }
@@ -392,15 +391,6 @@ public final class HloParser {
         pos += 2;
         skipSpace();
         return shape();
-    }
-
-    /** {@return the shape without its layouts, as XLA compares a signature with its ROOT} */
-    private static XlaShape withoutLayouts(XlaShape shape) {
-        return switch (shape) {
-            case ArrayShape a -> a.withoutLayout();
-            case XlaShape.Tuple t -> new XlaShape.Tuple(t.elements().stream().map(HloParser::withoutLayouts).toList());
-            default -> shape;
-        };
     }
 
     /** As XLA's verifier: a computation's parameters are numbered 0 to n - 1, each once. */

@@ -29,7 +29,7 @@ final class Opcodes {
      * its dimensions, and a conditional names its branches by its selector's type
      * ({@link #required}).
      */
-    private static final Map<String, Set<String>> ATTRIBUTES = table("""
+    private static final String TABLE = """
             abs
             acos result_accuracy
             acosh result_accuracy
@@ -165,16 +165,21 @@ final class Opcodes {
             tuple
             while body! condition!
             xor
-            """);
+            """;
+
+    /** Each opcode's attributes beyond {@link #COMMON}, and of those the ones it must have. */
+    private static final Map<String, Set<String>> ATTRIBUTES = table(false);
+    private static final Map<String, Set<String>> REQUIRED = table(true);
 
     private static final Set<String> ASYNC = Set.of("async-start", "async-update", "async-done");
 
-    private static Map<String, Set<String>> table(String text) {
+    private static Map<String, Set<String>> table(boolean requiredOnly) {
         Map<String, Set<String>> table = new HashMap<>();
         // An indented line goes on with the opcode above it.
-        for (String entry : text.stripTrailing().split("\n(?! )")) {
+        for (String entry : TABLE.stripTrailing().split("\n(?! )")) {
             String[] words = entry.strip().split("\\s+");
-            table.put(words[0], Set.of(java.util.Arrays.copyOfRange(words, 1, words.length)));
+            table.put(words[0], java.util.Arrays.stream(words, 1, words.length).filter(a -> !requiredOnly || a.endsWith("!"))
+                    .map(a -> a.replace("!", "")).collect(java.util.stream.Collectors.toUnmodifiableSet()));
         }
         return Map.copyOf(table);
     }
@@ -184,8 +189,7 @@ final class Opcodes {
         if (opcode.equals("conditional")) {
             return predSelector ? List.of("false_computation", "true_computation") : List.of("branch_computations");
         }
-        return ATTRIBUTES.getOrDefault(opcode, Set.of()).stream().filter(a -> a.endsWith("!"))
-                .map(a -> a.substring(0, a.length() - 1)).sorted().toList();
+        return REQUIRED.getOrDefault(opcode, Set.of()).stream().sorted().toList();
     }
 
     static boolean isKnown(String opcode) {
@@ -207,7 +211,7 @@ final class Opcodes {
         if (extra == null) {
             return null;
         }
-        java.util.stream.Stream<String> own = extra.stream().map(a -> a.endsWith("!") ? a.substring(0, a.length() - 1) : a);
+        java.util.stream.Stream<String> own = extra.stream();
         if (opcode.equals("conditional")) {
             own = own.filter(a -> a.equals("branch_computations") != predSelector);
         }

@@ -34,15 +34,28 @@ public final class OpIndexing {
      * @throws IllegalArgumentException naming the instruction and what does not fit
      */
     public static void checkShapes(Ctx ctx, HloInstruction instr) {
-        try {
+        ifShapesFit(instr, () -> {
             switch (instr.opcode()) {
                 case "slice" -> Slicing.sliceDims(ctx, instr);
                 case "pad" -> Slicing.padding(instr, ctx.operandShape(instr, 0), instr.arrayShape());
                 case "reshape" -> Reshapes.checkCounts(instr, ctx.operandShape(instr, 0).dims(), instr.arrayShape().dims());
                 default -> ShapeChecks.check(ctx, instr, ELEMENTWISE.contains(instr.opcode()));
             }
+            return null;
+        });
+    }
+
+    /**
+     * Runs an analysis of {@code instr}, turning the symptoms of attributes that do not fit the
+     * shapes (an index past a dimension list, a division by a zero size) into an error naming the
+     * instruction. XLA's verifier would refuse such a module first; the ops checked explicitly say
+     * precisely what does not fit, and this covers the rest. (Caught here rather than relied on:
+     * a hot JIT site may throw these without a message.)
+     */
+    public static <T> T ifShapesFit(HloInstruction instr, java.util.function.Supplier<T> analysis) {
+        try {
+            return analysis.get();
         } catch (IndexOutOfBoundsException | ArithmeticException e) {
-            // As HloIndexing's analyses: an attribute past a dimension list is a module that does not fit.
             throw new IllegalArgumentException(instr.opcode() + " " + instr.name() + ": its attributes do not fit its shape "
                     + instr.shape() + " and operands (" + e.getClass().getSimpleName()
                     + (e.getMessage() == null ? "" : ": " + e.getMessage()) + ")", e);
