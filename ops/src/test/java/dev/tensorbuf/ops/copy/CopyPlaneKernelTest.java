@@ -137,7 +137,10 @@ class CopyPlaneKernelTest {
     @Test
     void stepTwoSlicesGatherEvenLanes() {
         try (Arena arena = Arena.ofShared()) {
-            for (long[] d : new long[][] {{2, 3, 9, 17}, {1, 2, 4, 40}, {2, 2, 3, 16}, {1, 1, 3, 9}, {1, 1, 2, 33}}) {
+            // Rows of one to four vectors of 8 or 16 lanes end to end or overlapping (straight-line
+            // blocks), and longer ones (a loop).
+            for (long[] d : new long[][] {{2, 3, 9, 17}, {1, 2, 4, 40}, {2, 2, 3, 16}, {1, 1, 3, 9}, {1, 1, 2, 33},
+                    {1, 1, 3, 29}, {1, 1, 2, 49}, {1, 2, 2, 56}, {1, 1, 2, 64}, {1, 1, 2, 65}}) {
                 long w = 2 * d[3] + 1;
                 long h = 2 * d[2];
                 Access src = strided(arena, DType.F32, StridedLayout.of(d, new long[] {d[1] * h * w, h * w, 2 * w, 2}, 0));

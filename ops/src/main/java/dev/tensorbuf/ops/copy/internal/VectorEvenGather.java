@@ -46,11 +46,24 @@ final class VectorEvenGather {
                 scalar(src, s, dst, d, n);
                 continue;
             }
-            // A counted loop plus one last block: C2 unrolls this shape; a loop that moves its own
-            // index back for the last block ran 1.4x slower on 56-element rows.
             long last = n - L;
-            for (long i = 0; i < last; i += L) {
-                block(src, s + 8 * i, dst, d + 4 * i);
+            if (n <= 4L * L) {
+                // Rows of up to four blocks as straight-line code: as a counted loop of one to three
+                // trips (C2's pre- and post-loops, no unrolled main loop) the 56-element rows of an
+                // f32[32,64,112,112] slice ran 2-2.7x slower on an Intel Xeon (Sapphire Rapids).
+                block(src, s, dst, d);
+                if (L < last) {
+                    block(src, s + 8L * L, dst, d + 4L * L);
+                    if (2L * L < last) {
+                        block(src, s + 16L * L, dst, d + 8L * L);
+                    }
+                }
+            } else {
+                // A counted loop plus one last block: a loop that moves its own index back for the
+                // last block ran 1.4x slower.
+                for (long i = 0; i < last; i += L) {
+                    block(src, s + 8 * i, dst, d + 4 * i);
+                }
             }
             block(src, s + 8 * last, dst, d + 4 * last);
         } while (o.next());
