@@ -1359,6 +1359,23 @@ class HloExecutorTest {
                         "n = f32[1,3] negate(z)", "m = f32[1,3] negate(n)", "q = f32[3,1] reshape(m)", "t = f32[1,3] transpose(q), dimensions={1,0}",
                         "c = f32[3] constant({-0.0, 1, 2})", "b = f32[1,3] broadcast(c), dimensions={1}", "ROOT r = f32[1,3] multiply(t, b)"),
                         new float[] {2, 2, 2})), "through negates, reshapes and transposes of dims of one too");
+        // XLA merges a reshape of a reshape into one: what the reshape of one dim beside the
+        // constant reads is then the f32[2,2], and the constant stays of two dims, its -0 kept; so
+        // through a convert into bf16, not into f16 (jax 0.10.2; data-movement seed 1195, module 1777).
+        String[] reversed = {"v = %s[4] reverse(k), dimensions={0}", "b = %s[4,1] broadcast(v), dimensions={0}"};
+        assertArrayEquals(new int[] {0x80000000, 0x3f800000, 0x40000000, 0x40400000},
+                bits(runF32(module("p = f32[2] parameter(0)", "x2 = f32[2,2] broadcast(p), dimensions={1}", "x = f32[4] reshape(x2)",
+                        "y = f32[4,1] reshape(x)",
+                        "k = f32[4] constant({3, 2, 1, -0.0})", reversed[0].formatted("f32"), reversed[1].formatted("f32"),
+                        "ROOT r = f32[4,1] multiply(y, b)"), new float[] {1, 1})), "a reshape of a reshape of an f32[2,2]");
+        for (String type : List.of("bf16", "f16")) {
+            assertArrayEquals(new int[] {type.equals("bf16") ? 0x80000000 : 0, 0x3f800000, 0x40000000, 0x40400000},
+                    bits(runF32(module("p = f32[2] parameter(0)", "x2 = f32[2,2] broadcast(p), dimensions={1}", "x = f32[4] reshape(x2)",
+                            "c = %s[4] convert(x)".formatted(type),
+                            "y = %s[4,1] reshape(c)".formatted(type), "k = %s[4] constant({3, 2, 1, -0.0})".formatted(type),
+                            reversed[0].formatted(type), reversed[1].formatted(type), "q = %s[4,1] multiply(y, b)".formatted(type),
+                            "ROOT r = f32[4,1] convert(q)"), new float[] {1, 1})), "through a convert into " + type);
+        }
     }
 
     /**
