@@ -1102,6 +1102,12 @@ class HloExecutorTest {
         // Any other constant is added negated.
         assertArrayEquals(new int[] {Float.floatToRawIntBits(-1.5f), Float.floatToRawIntBits(0.5f),
             Float.floatToRawIntBits(-4.5f)}, subtractConstant(x, "1.5"));
+        // The zero may be a slice of a constant that holds other values: XLA folds the slice first
+        // (data-movement seed 1197, module 795). Was: x + 0, the denormal flushed.
+        assertArrayEquals(new int[] {71362, 0x40000000, 0xc0400000},
+                bits(runF32(module("x = f32[3] parameter(0)", "xr = f32[1,3] reshape(x)", "c = f32[2] constant({7.4375, -0.0})",
+                        "s = f32[1] slice(c), slice={[1:2]}", "b = f32[1,3] broadcast(s), dimensions={0}",
+                        "d = f32[1,3] subtract(xr, b)", "ROOT r = f32[3] reshape(d)"), x)), "x - a broadcast slice {-0} of {7.4375, -0}");
     }
 
     /**

@@ -369,6 +369,26 @@ final class FoldedConstants {
      * denormal flushed): f32 1.0001 through bf16 back to f32 is 1, and f64 1e-50 through f32 back to
      * f64 is 0, which XLA's simplifier then sees (jax 0.10: x * that 1 and x + that 0 are x).
      */
+    /**
+     * {@return the values of the constant behind {@code name} that {@code name} reads, as
+     * {@link #values} reads them: where {@code name} moves a slice of one dim of it ({@link
+     * #foldedValues}: XLA folds the slice into a new constant), only the slice's} Broadcasts,
+     * reshapes, transposes, copies, bitcasts and reverses above the slice read all its values
+     * (data-movement seed 1197, module 795: {@code x - broadcast(slice({7.4375, -0.0}, [1:2]))}
+     * is x to XLA's simplifier, its denormals kept, as {@code A - 0}).
+     */
+    static double[] valuesRead(HloComputation comp, String name) {
+        HloInstruction d = comp.instruction(name);
+        while (ALL_VALUES_READ.contains(d.opcode()) && d.operands().size() == 1) {
+            d = comp.instruction(d.operands().getFirst());
+        }
+        double[] read = d.opcode().equals("constant") ? null : foldedValues(comp, d);
+        return read != null ? read : values(comp, name);
+    }
+
+    /** Data movement whose result holds every value its operand holds, and no other. */
+    private static final Set<String> ALL_VALUES_READ = Set.of("broadcast", "reshape", "transpose", "copy", "bitcast", "reverse");
+
     static double[] values(HloComputation comp, String name) {
         HloInstruction c = constantBehind(comp, name);
         List<DType> converts = new ArrayList<>();   // the types converted to, the constant's first

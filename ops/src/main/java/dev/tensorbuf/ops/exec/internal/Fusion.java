@@ -1712,11 +1712,12 @@ final class Fusion {
     }
 
     /**
-     * {@return whether every value of the constant behind {@code name} is {@code value} (0 taking
-     * -0 too)} Called where {@link #isConstant} holds; the values are read as HLO constants are.
+     * {@return whether every value of the constant behind {@code name} that {@code name} reads is
+     * {@code value} (0 taking -0 too)} Called where {@link #isConstant} holds; the values are read
+     * as HLO constants are ({@link FoldedConstants#valuesRead}).
      */
     private static boolean isAll(HloComputation comp, String name, double value) {
-        double[] values = FoldedConstants.values(comp, name);
+        double[] values = FoldedConstants.valuesRead(comp, name);
         return values != null && java.util.Arrays.stream(values).allMatch(v -> v == value);
     }
 
