@@ -83,7 +83,8 @@ def sample(fn, base):
     alternate with blocks of `base`, as `tensorbuf bench` alternates a case with its baseline copy.
     Timed back to back instead, a case repeated over the same arrays finds part of them still in a
     large last-level cache: on the 2-core Intel Xeon VM (model 167) PyTorch's f32 -> T(8,128) took
-    4.0-4.4 ms back to back and 5.2-5.5 after a block of copies, as the engine's 4.1 and 5.4."""
+    4.0-4.5 ms back to back and 5.4-5.6 after a block of copies, as the engine's 3.9-4.5 and 5.5-6.0
+    (bench/experiments/after_copies.py, AfterCopies.java)."""
     ts = []
     start = time.perf_counter()
     while len(ts) < REPS or time.perf_counter() - start < SAMPLE_SECONDS:

@@ -1367,21 +1367,34 @@ class HloExecutorTest {
                         new float[] {2, 2, 2})), "through negates, reshapes and transposes of dims of one too");
         // XLA merges a reshape of a reshape into one: what the reshape of one dim beside the
         // constant reads is then the f32[2,2], and the constant stays of two dims, its -0 kept; so
-        // through a convert into bf16, not into f16 (jax 0.10.2; data-movement seed 1195, module 1777).
-        String[] reversed = {"v = %s[4] reverse(k), dimensions={0}", "b = %s[4,1] broadcast(v), dimensions={0}"};
-        assertArrayEquals(new int[] {0x80000000, 0x3f800000, 0x40000000, 0x40400000},
-                bits(runF32(module("p = f32[2] parameter(0)", "x2 = f32[2,2] broadcast(p), dimensions={1}", "x = f32[4] reshape(x2)",
-                        "y = f32[4,1] reshape(x)",
-                        "k = f32[4] constant({3, 2, 1, -0.0})", reversed[0].formatted("f32"), reversed[1].formatted("f32"),
-                        "ROOT r = f32[4,1] multiply(y, b)"), new float[] {1, 1})), "a reshape of a reshape of an f32[2,2]");
-        for (String type : List.of("bf16", "f16")) {
-            assertArrayEquals(new int[] {type.equals("bf16") ? 0x80000000 : 0, 0x3f800000, 0x40000000, 0x40400000},
-                    bits(runF32(module("p = f32[2] parameter(0)", "x2 = f32[2,2] broadcast(p), dimensions={1}", "x = f32[4] reshape(x2)",
-                            "c = %s[4] convert(x)".formatted(type),
-                            "y = %s[4,1] reshape(c)".formatted(type), "k = %s[4] constant({3, 2, 1, -0.0})".formatted(type),
-                            reversed[0].formatted(type), reversed[1].formatted(type), "q = %s[4,1] multiply(y, b)".formatted(type),
-                            "ROOT r = f32[4,1] convert(q)"), new float[] {1, 1})), "through a convert into " + type);
+        // through a convert into bf16 and from bf16 into f32, not through f16 (jax 0.10.2;
+        // data-movement seed 1195, module 1777).
+        int[] kept = {0x80000000, 0x3f800000, 0x40000000, 0x40400000};
+        int[] iota = {0, 0x3f800000, 0x40000000, 0x40400000};
+        assertArrayEquals(kept, timesReversedCount("f32", "x = f32[4] reshape(x2)", "y = f32[4,1] reshape(x)"),
+                "a reshape of a reshape of an f32[2,2]");
+        for (String t : List.of("bf16", "f16")) {
+            int[] expected = t.equals("bf16") ? kept : iota;
+            assertArrayEquals(expected, timesReversedCount(t, "x = f32[4] reshape(x2)", "c = %s[4] convert(x)".formatted(t),
+                    "y = %s[4,1] reshape(c)".formatted(t)), "through a convert into " + t);
+            assertArrayEquals(expected, timesReversedCount("f32", "h = %s[2,2] convert(x2)".formatted(t), "x = %s[4] reshape(h)".formatted(t),
+                    "c = f32[4] convert(x)", "y = f32[4,1] reshape(c)"), "through " + t + " and back into f32");
         }
+    }
+
+    /**
+     * {@return the bits of {@code y * b} as f32, {@code y} an {@code type[4,1]} that {@code chain}
+     * makes of {@code x2}, an f32[2,2] of ones, and {@code b} a reversed {3, 2, 1, -0.0} of
+     * {@code type} broadcast into [4,1]}
+     */
+    private static int[] timesReversedCount(String type, String... chain) {
+        List<String> lines = new java.util.ArrayList<>(List.of("p = f32[2] parameter(0)", "x2 = f32[2,2] broadcast(p), dimensions={1}"));
+        lines.addAll(List.of(chain));
+        lines.addAll(List.of("k = %s[4] constant({3, 2, 1, -0.0})".formatted(type), "v = %s[4] reverse(k), dimensions={0}".formatted(type),
+                "b = %s[4,1] broadcast(v), dimensions={0}".formatted(type)));
+        lines.addAll(type.equals("f32") ? List.of("ROOT r = f32[4,1] multiply(y, b)")
+                : List.of("q = %s[4,1] multiply(y, b)".formatted(type), "ROOT r = f32[4,1] convert(q)"));
+        return bits(runF32(module(lines.toArray(String[]::new)), new float[] {1, 1}));
     }
 
     /**

@@ -50,7 +50,8 @@ final class VectorEvenGather {
             if (n <= 4L * L) {
                 // Rows of up to four blocks as straight-line code: as a counted loop of one to three
                 // trips (C2's pre- and post-loops, no unrolled main loop) the 56-element rows of an
-                // f32[32,64,112,112] slice ran 2-2.7x slower on an Intel Xeon (Sapphire Rapids).
+                // f32[32,64,112,112] slice ran 2x slower on an Intel Xeon (Sapphire Rapids; Slice.java in
+                // bench/experiments: "select clean" against "select fixed").
                 block(src, s, dst, d);
                 if (L < last) {
                     block(src, s + 8L * L, dst, d + 4L * L);

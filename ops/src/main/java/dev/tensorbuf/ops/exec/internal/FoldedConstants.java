@@ -133,8 +133,7 @@ final class FoldedConstants {
         if (depth == 8) {
             return false;
         }
-        if (d.opcode().equals("reshape") || d.opcode().equals("transpose")
-                || d.opcode().equals("broadcast") && addsOnlyDimsOfOne(d)) {
+        if (isReshape(d) || d.opcode().equals("transpose")) {
             HloInstruction from = belowReshapes(comp, comp.instruction(d.operands().getFirst()));
             return from.arrayShape().dims().size() == 1 || reshapedToOneDim(comp, from, beside, known, depth + 1);
         }
@@ -176,15 +175,15 @@ final class FoldedConstants {
      */
     private static HloInstruction belowReshapes(HloComputation comp, HloInstruction x) {
         HloInstruction at = x;
-        for (int depth = 0; depth < 64; depth++) {
-            boolean reshape = at.opcode().equals("reshape") || at.opcode().equals("broadcast") && addsOnlyDimsOfOne(at);
-            boolean passedConvert = at.opcode().equals("convert") && passesReshapes(comp, at);
-            if (!reshape && !passedConvert) {
-                return at;
-            }
+        while (isReshape(at) || at.opcode().equals("convert") && passesReshapes(comp, at)) {
             at = comp.instruction(at.operands().getFirst());
         }
         return at;
+    }
+
+    /** {@return whether {@code d} is a reshape, or a broadcast that only adds dims of one (a reshape to XLA)} */
+    private static boolean isReshape(HloInstruction d) {
+        return d.opcode().equals("reshape") || d.opcode().equals("broadcast") && addsOnlyDimsOfOne(d);
     }
 
     private static boolean passesReshapes(HloComputation comp, HloInstruction convert) {
@@ -362,14 +361,6 @@ final class FoldedConstants {
     }
 
     /**
-     * {@return the values of the constant behind {@code name} as {@code name}'s type has them, as
-     * doubles, or null where they are not all numbers a double holds exactly} Read as HLO constants
-     * are, in the constant's own type (a bf16 constant(0.3) converted to f32 is 0.30078125, not
-     * 0.3f), then through every convert on the way, each rounding as XLA's folding of it does (no
-     * denormal flushed): f32 1.0001 through bf16 back to f32 is 1, and f64 1e-50 through f32 back to
-     * f64 is 0, which XLA's simplifier then sees (jax 0.10: x * that 1 and x + that 0 are x).
-     */
-    /**
      * {@return the values of the constant behind {@code name} that {@code name} reads, as
      * {@link #values} reads them: where {@code name} moves a slice of one dim of it ({@link
      * #foldedValues}: XLA folds the slice into a new constant), only the slice's} Broadcasts,
@@ -382,13 +373,21 @@ final class FoldedConstants {
         while (ALL_VALUES_READ.contains(d.opcode()) && d.operands().size() == 1) {
             d = comp.instruction(d.operands().getFirst());
         }
-        double[] read = d.opcode().equals("constant") ? null : foldedValues(comp, d);
+        double[] read = foldedValues(comp, d);
         return read != null ? read : values(comp, name);
     }
 
     /** Data movement whose result holds every value its operand holds, and no other. */
     private static final Set<String> ALL_VALUES_READ = Set.of("broadcast", "reshape", "transpose", "copy", "bitcast", "reverse");
 
+    /**
+     * {@return the values of the constant behind {@code name} as {@code name}'s type has them, as
+     * doubles, or null where they are not all numbers a double holds exactly} Read as HLO constants
+     * are, in the constant's own type (a bf16 constant(0.3) converted to f32 is 0.30078125, not
+     * 0.3f), then through every convert on the way, each rounding as XLA's folding of it does (no
+     * denormal flushed): f32 1.0001 through bf16 back to f32 is 1, and f64 1e-50 through f32 back to
+     * f64 is 0, which XLA's simplifier then sees (jax 0.10: x * that 1 and x + that 0 are x).
+     */
     static double[] values(HloComputation comp, String name) {
         HloInstruction c = constantBehind(comp, name);
         List<DType> converts = new ArrayList<>();   // the types converted to, the constant's first
