@@ -238,4 +238,51 @@ class SortTest {
                 Map.of("0", xv)).close());
         assertTrue(e.getMessage().contains("with k=5 (at most 4) in its last dim"), e.getMessage());
     }
+
+    /**
+     * A comparator's {@code type=FLOAT} compare as XLA's CPU code makes it, with denormals read as
+     * zero: f32, f64 and bf16 denormals tie with both zeros, f16 ones do not (widened exactly).
+     * The orders are jax 0.10.2's (argsort of the same bits; f32 also through a negate).
+     * {@code TOTALORDER} orders every bit pattern; so does XLA, but where it converts bf16 with
+     * AVX512-BF16's instruction (RELIABILITY's open gaps).
+     */
+    @Test
+    void aFloatCompareInAComparatorReadsDenormalsAsZeroButInF16() {
+        long[] f32 = {0x8000_0000L, 0x8000_0008L, 8, 0, 0x3f80_0000L, 1, 0x8000_0001L};
+        long[] f64 = {0x8000_0000_0000_0000L, 0x8000_0000_0000_0008L, 8, 0, 0x3ff0_0000_0000_0000L, 1, 0x8000_0000_0000_0001L};
+        long[] half = {0x8000, 0x8008, 8, 0, 0x3c00, 1, 0x8001};
+        long[] bf16 = {0x8000, 0x8008, 8, 0, 0x3f80, 1, 0x8001};
+        int[] zerosTie = {0, 1, 2, 3, 5, 6, 4};
+        int[] zerosTieDescending = {4, 0, 1, 2, 3, 5, 6};
+        assertArgsort("f32", f32, "", "LT", "FLOAT", zerosTie);
+        assertArgsort("f32", f32, "", "GT", "FLOAT", zerosTieDescending);
+        assertArgsort("f32", f32, "negate", "LT", "FLOAT", zerosTieDescending);
+        assertArgsort("f64", f64, "", "LT", "FLOAT", zerosTie);
+        assertArgsort("bf16", bf16, "", "LT", "FLOAT", zerosTie);
+        assertArgsort("bf16", bf16, "", "GT", "FLOAT", zerosTieDescending);
+        assertArgsort("f16", half, "", "LT", "FLOAT", new int[] {1, 6, 0, 3, 5, 2, 4});
+        assertArgsort("f16", half, "", "GT", "FLOAT", new int[] {4, 2, 5, 0, 3, 6, 1});
+        assertArgsort("f32", f32, "", "LT", "TOTALORDER", new int[] {1, 6, 0, 3, 5, 2, 4});
+        assertArgsort("f32", f32, "negate", "LT", "TOTALORDER", new int[] {4, 2, 5, 3, 0, 6, 1});
+        assertArgsort("bf16", bf16, "", "LT", "TOTALORDER", new int[] {1, 6, 0, 3, 5, 2, 4});
+    }
+
+    private void assertArgsort(String type, long[] bits, String function, String direction, String compareType, int[] want) {
+        int n = bits.length;
+        String key = function.isEmpty() ? "" : "  fa = " + type + "[] " + function + "(a)\n  fb = " + type + "[] " + function + "(b)\n";
+        String sides = function.isEmpty() ? "a, b" : "fa, fb";
+        String text = "HloModule m\ncmp {\n  a = " + type + "[] parameter(0)\n  b = " + type + "[] parameter(1)\n"
+                + "  c = s32[] parameter(2)\n  d = s32[] parameter(3)\n" + key
+                + "  ROOT lt = pred[] compare(" + sides + "), direction=" + direction + ", type=" + compareType + "\n}\n"
+                + "ENTRY e {\n  x = " + type + "[" + n + "] parameter(0)\n  i = s32[" + n + "] iota(), iota_dimension=0\n"
+                + "  t = (" + type + "[" + n + "], s32[" + n + "]) sort(x, i), dimensions={0}, is_stable=true, to_apply=cmp\n"
+                + "  ROOT r = s32[" + n + "] get-tuple-element(t), index=1\n}\n";
+        TensorView xv = TensorView.of(arena.allocate(8L * n), type + "[" + n + "]");
+        for (int i = 0; i < n; i++) {
+            TensorElements.of(xv).setBits(bits[i], i);
+        }
+        try (Execution e = HloExecutor.execute(text, Map.of("0", xv))) {
+            assertArrayEquals(want, TensorElements.of(e.rowMajor()).toIntArray(), text);
+        }
+    }
 }

@@ -246,7 +246,7 @@ public final class Sorts {
                     throw new IllegalArgumentException("its comparator compares floats with type=FLOAT, under which a NaN (element "
                             + i + " of operand " + key.operand() + ") is unordered; jax's comparators use TOTALORDER");
                 }
-                keys[i] = floatOrder(Double.doubleToRawLongBits(f[i] == 0 && key.type().equals("FLOAT") ? 0.0 : f[i]), 64);
+                keys[i] = floatOrder(Double.doubleToRawLongBits(key.type().equals("FLOAT") ? comparedAsFloat(f[i], kt) : f[i]), 64);
             }
         } else {
             long[] l = (long[]) compared;
@@ -256,6 +256,22 @@ public final class Sorts {
             }
         }
         return keys;
+    }
+
+    /**
+     * {@return {@code v} of type {@code t} as a {@code type=FLOAT} compare sees it: -0 as +0, and
+     * for f32, f64 and bf16 (which XLA compares in f32) a denormal as zero, since XLA's CPU code
+     * runs with denormals read as zero} f16 is widened to f32 exactly, where its denormals are
+     * normal numbers, so they stay apart from zero (jax 0.10.2: a stable sort by LT of f32
+     * {-0, -d, d, 0, 1, e, -e}, d and e denormal, moves only the 1; of f16 it orders them all).
+     */
+    private static double comparedAsFloat(double v, DType t) {
+        double smallestNormal = switch (t) {
+            case F32, BF16 -> Float.MIN_NORMAL;
+            case F64 -> Double.MIN_NORMAL;
+            default -> 0;
+        };
+        return v == 0 || Math.abs(v) < smallestNormal ? 0.0 : v;
     }
 
     /**
