@@ -341,6 +341,17 @@ class HloExecutorErrorTest {
         assertContains("tuple (instruction %v, line 5): operand 1 (u) is (f32[2,3]{1,0}), not (f32[3]{0})",
                 failure(module("u = (f32[2,3]) tuple(p0)\n  v = (f32[2,3], (f32[3])) tuple(p0, u)\n"
                         + "  ROOT t = f32[2,3] get-tuple-element(v), index=0"), args));
+        // Checked before anything runs, so also where nothing reaches it (RunXlaAgreementTest's damaged modules, seed 24).
+        assertContains("constant (instruction %c, line 4): declares (s32[], f32[2,3]{1,0}): a constant of a tuple shape is not"
+                + " supported; a tuple of constants is", failure(module("c = (s32[], f32[2,3]) constant(p0, p0)\n  ROOT t = f32[2,3] negate(p0)"), args));
+        // A sort's shape is its operands': a damaged one asked for 2^63 bytes (MutatedModulesTest, seed 777001).
+        String sort = "HloModule m\ncmp {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  c = f32[] parameter(2)\n"
+                + "  d = f32[] parameter(3)\n  ROOT lt = pred[] compare(a, b), direction=LT\n}\nENTRY e {\n  p0 = f32[2,3] parameter(0)\n"
+                + "  s = SHAPE sort(p0, p0), dimensions={1}, is_stable=true, to_apply=cmp\n  ROOT t = f32[2,3] get-tuple-element(s), index=0\n}\n";
+        assertContains("sort (instruction %s, line 11): its shape is (f32[2,3]{1,0}, s8[9223372036854775807]{0}), not (f32[2,3]{1,0},"
+                + " f32[2,3]{1,0})", failure(sort.replace("SHAPE", "(f32[2,3], s8[9223372036854775807])"), args));
+        assertContains("sort (instruction %s, line 11): its shape is f32[2,3]{1,0}, not (f32[2,3]{1,0}, f32[2,3]{1,0})",
+                failure(sort.replace("SHAPE", "f32[2,3]"), args));
     }
 
     /**

@@ -1256,6 +1256,17 @@ public final class Interpreter {
                         t.elements().get(k));
             }
         }
+        if (op.equals("constant") && !(in.shape() instanceof ArrayShape)) {
+            // Its literal would go unread before the run reached it (XLA parses a tuple literal of
+            // parenthesised elements, which jax never writes).
+            throw new IllegalArgumentException("declares " + in.shape() + ": a constant of a tuple shape is not supported; a tuple"
+                    + " of constants is");
+        }
+        if (op.equals("sort")) {
+            // Its operands reordered: checked before the run allocates what the shape declares.
+            List<dev.tensorbuf.views.XlaShape> operands = in.operands().stream().map(o -> comp.instruction(o).shape()).toList();
+            sameShape("its shape", in.shape(), operands.size() == 1 ? operands.getFirst() : new dev.tensorbuf.views.XlaShape.Tuple(operands));
+        }
         if (!(in.shape() instanceof ArrayShape shape)) {
             return;
         }
