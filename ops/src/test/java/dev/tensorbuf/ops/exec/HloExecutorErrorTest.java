@@ -344,6 +344,10 @@ class HloExecutorErrorTest {
         // Checked before anything runs, so also where nothing reaches it (RunXlaAgreementTest's damaged modules, seed 24).
         assertContains("constant (instruction %c, line 4): declares (s32[], f32[2,3]{1,0}): a constant of a tuple shape is not"
                 + " supported; a tuple of constants is", failure(module("c = (s32[], f32[2,3]) constant(p0, p0)\n  ROOT t = f32[2,3] negate(p0)"), args));
+        assertContains("multiply (instruction %m, line 5): operand 0 (u) is a tuple; take its elements with get-tuple-element",
+                failure(module("u = (f32[2,3]) tuple(p0)\n  m = f32[2,3] multiply(u, p0)\n  ROOT t = f32[2,3] negate(p0)"), args));
+        assertContains("reverse (instruction %r, line 5): operand 0 (u) is a tuple; take its elements with get-tuple-element",
+                failure(module("u = (f32[2,3]) tuple(p0)\n  r = f32[2,3] reverse(u), dimensions={0}\n  ROOT t = f32[2,3] negate(p0)"), args));
         // A sort's shape is its operands': a damaged one asked for 2^63 bytes (MutatedModulesTest, seed 777001).
         String sort = "HloModule m\ncmp {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  c = f32[] parameter(2)\n"
                 + "  d = f32[] parameter(3)\n  ROOT lt = pred[] compare(a, b), direction=LT\n}\nENTRY e {\n  p0 = f32[2,3] parameter(0)\n"

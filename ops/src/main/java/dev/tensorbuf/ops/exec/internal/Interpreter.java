@@ -1274,6 +1274,15 @@ public final class Interpreter {
             Literals.check(in.payload(), shape);
         }
         List<ArrayShape> shapes = operandArrays(comp, in);
+        if (shapes == null && (Pointwise.OPCODES.contains(op) || SHAPE_RULES.contains(op))) {
+            // Unchecked, one in a loop of no trips would pass (damaged-module seed 24: multiply of the body's parameter).
+            for (int k = 0; k < in.operands().size(); k++) {
+                if (!(comp.instruction(in.operands().get(k)).shape() instanceof ArrayShape)) {
+                    throw new IllegalArgumentException("operand " + k + " (" + in.operands().get(k) + ") is a tuple; take its elements"
+                            + " with get-tuple-element");
+                }
+            }
+        }
         if (shapes == null) {
             return; // a tuple operand: get-tuple-element and the calls check what they read
         }
