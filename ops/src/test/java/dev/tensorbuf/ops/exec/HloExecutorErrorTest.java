@@ -334,6 +334,8 @@ class HloExecutorErrorTest {
         assertContains("copy (instruction %c, line 5): copy keeps its operand's element type: operand 0 (n) is f32, the result"
                 + " s32[2,3]{1,0}",
                 failure(module("n = f32[2,3] negate(p0)\n  c = s32[2,3] copy(n)\n  ROOT t = s32[2,3] negate(c)"), args));
+        assertContains("copy (instruction %c, line 4): copy keeps its operand's dims: operand 0 (p0) is f32[2,3]{1,0}, the result"
+                + " f32[3,2]{1,0}", failure(module("c = f32[3,2] copy(p0)\n  ROOT t = f32[2,3] negate(p0)"), args));
         assertContains("tuple (instruction %t, line 4): declares f32[2,3]{1,0}, not a tuple",
                 failure(module("ROOT t = f32[2,3] tuple(p0)"), args));
         assertContains("tuple (instruction %t, line 4): declares a tuple of 1 but has 2 operands",

@@ -1298,6 +1298,11 @@ public final class Interpreter {
                 }
             }
         }
+        if (op.equals("copy") && shapes.size() == 1 && !shapes.getFirst().dims().equals(shape.dims())) {
+            // Only the dims: a copy may lay its result out otherwise (damaged-module seed 25, unreached).
+            throw new IllegalArgumentException("copy keeps its operand's dims: operand 0 (" + in.operands().getFirst() + ") is "
+                    + shapes.getFirst() + ", the result " + shape);
+        }
         List<Integer> kept = KEEPS_TYPE.getOrDefault(op, List.of());
         for (int k : kept) {
             if (k < types.size() && types.get(k) != shape.dtype()) {
