@@ -1556,6 +1556,41 @@ class HloExecutorTest {
     }
 
     /**
+     * A select by a compare of an iota with a constant that holds everywhere (or nowhere) is the
+     * operand it picks, as XLA folds the compare into a constant and the select away, so a
+     * product there contracts with the sum after it: {@code select(iota < 64, p * q, z) + y} is
+     * fma(p, q, y), {@code y - select(iota < -1, z, p * q)} fma(-p, q, y); by a mask known only as
+     * it runs, the product is rounded first (jax 0.10.2, f32[64]; control-flow seed 32, module
+     * 2986, f16[2,2] from a call).
+     */
+    @Test
+    void aSelectByAnIotaCompareThatHoldsEverywhereIsItsOperandSoAProductThereContracts() {
+        float[] p = gaussians(11, 64);
+        float[] q = gaussians(12, 64);
+        float[] z = gaussians(13, 64);
+        float[] y = gaussians(14, 64);
+        float[] added = new float[64];
+        float[] subtracted = new float[64];
+        float[] rounded = new float[64];
+        for (int i = 0; i < 64; i++) {
+            added[i] = Math.fma(p[i], q[i], y[i]);
+            subtracted[i] = Math.fma(-p[i], q[i], y[i]);
+            rounded[i] = (z[i] < y[i] ? p[i] * q[i] : z[i]) + y[i];
+        }
+        java.util.function.BiFunction<String, String, String> select = (mask, rest) -> module("p = f32[64]{0} parameter(0)",
+                "q = f32[64]{0} parameter(1)", "z = f32[64]{0} parameter(2)", "y = f32[64]{0} parameter(3)",
+                "m = f32[64]{0} multiply(p, q)", "i = s32[64]{0} iota(), iota_dimension=0", mask, rest);
+        assertArrayEquals(added, runF32(select.apply("c = s32[] constant(64)\n  cb = s32[64]{0} broadcast(c), dimensions={}\n"
+                + "  k = pred[64]{0} compare(i, cb), direction=LT\n  s = f32[64]{0} select(k, m, z)", "ROOT r = f32[64]{0} add(s, y)"),
+                p, q, z, y));
+        assertArrayEquals(subtracted, runF32(select.apply("c = s32[] constant(-1)\n  cb = s32[64]{0} broadcast(c), dimensions={}\n"
+                + "  k = pred[64]{0} compare(cb, i), direction=GT\n  s = f32[64]{0} select(k, z, m)", "ROOT r = f32[64]{0} subtract(y, s)"),
+                p, q, z, y));
+        assertArrayEquals(rounded, runF32(select.apply("k = pred[64]{0} compare(z, y), direction=LT\n  s = f32[64]{0} select(k, m, z)",
+                "ROOT r = f32[64]{0} add(s, y)"), p, q, z, y));
+    }
+
+    /**
      * An f16 multiply feeding an add is one fused multiply-add, rounded once to f16, where the CPU
      * computes half natively (avx512_fp16), and two ops, each rounded, where it does not; in bf16
      * the product is always rounded first (jax 0.10 on CPU, excess precision off). 255.875 *

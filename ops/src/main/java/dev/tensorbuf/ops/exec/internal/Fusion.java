@@ -569,10 +569,63 @@ final class Fusion {
             // sign in f32, f64 and bf16; % 0.5 or 3 keeps it; seed 1035).
             return new Pointwise.Op(Pointwise.Op.FLUSHED_REMAINDER, type, a, "");
         }
+        if (op.equals("select")) {
+            Boolean everywhere = uniformMask(comp, in.operands().getFirst());
+            if (everywhere != null) {
+                return a.get(everywhere ? 1 : 2);
+            }
+        }
         if (op.equals("select") && isMaxOrMin(comp, in, type, a)) {
             return new Pointwise.Op(Pointwise.Op.FLUSHED_SELECT, type, a, "");
         }
         return new Pointwise.Op(op, type, a, detail(in, op, a));
+    }
+
+    /**
+     * {@return true or false where pred {@code name} is a compare of an integer iota with a scalar
+     * constant that holds everywhere or nowhere, else null} XLA folds such a compare into a
+     * constant and a select by it into the operand it picks, so a product there contracts with a
+     * sum after the select (jax 0.10.2: {@code select(iota < 64, p * q, z) + y} is fma(p, q, y) in
+     * f32[64]; control-flow seed 32, module 2986, f16). Not where the mask varies, where XLA
+     * contracts the picked products in some shapes and rounds them in others (not modelled), nor
+     * by a mask known only as it runs, where XLA rounds them.
+     */
+    private static Boolean uniformMask(HloComputation comp, String name) {
+        HloInstruction c = comp.instruction(name);
+        if (!c.opcode().equals("compare") || c.operands().size() != 2 || c.text("type").isPresent()) {
+            return null;
+        }
+        for (int side = 0; side < 2; side++) {
+            HloInstruction iota = comp.instruction(c.operands().get(side));
+            OptionalDouble k = scalarValue(comp, c.operands().get(1 - side));
+            if (!iota.opcode().equals("iota") || iota.arrayShape().dtype().kind() != DType.Kind.SIGNED || k.isEmpty()) {
+                continue;
+            }
+            long n = iota.arrayShape().dims().get((int) iota.intValue("iota_dimension", 0));
+            if (n == 0 || n > 1 << 20) {
+                return null;
+            }
+            Boolean all = null;
+            for (long v = 0; v < n; v++) {
+                double x = side == 0 ? v : k.getAsDouble();
+                double y = side == 0 ? k.getAsDouble() : v;
+                boolean holds = switch (c.text("direction").orElse("")) {
+                    case "LT" -> x < y;
+                    case "LE" -> x <= y;
+                    case "GT" -> x > y;
+                    case "GE" -> x >= y;
+                    case "EQ" -> x == y;
+                    case "NE" -> x != y;
+                    default -> throw new IllegalArgumentException("compare " + c.name() + " has no direction");
+                };
+                if (all != null && all != holds) {
+                    return null;
+                }
+                all = holds;
+            }
+            return all;
+        }
+        return null;
     }
 
     /** {@return the detail {@link Pointwise.Op} takes for {@code in}: a compare's direction and type, a reduce-precision's widths} */
