@@ -779,7 +779,8 @@ public final class Pointwise {
         return r;
     }
 
-    private static boolean holds(String dir, int c) {
+    /** {@return whether compare direction {@code dir} holds for a three-way comparison result {@code c}} */
+    public static boolean holds(String dir, int c) {
         return switch (dir) {
             case "EQ" -> c == 0;
             case "NE" -> c != 0;

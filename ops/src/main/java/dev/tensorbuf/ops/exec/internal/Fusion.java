@@ -607,17 +607,8 @@ final class Fusion {
             }
             Boolean all = null;
             for (long v = 0; v < n; v++) {
-                double x = side == 0 ? v : k.getAsDouble();
-                double y = side == 0 ? k.getAsDouble() : v;
-                boolean holds = switch (c.text("direction").orElse("")) {
-                    case "LT" -> x < y;
-                    case "LE" -> x <= y;
-                    case "GT" -> x > y;
-                    case "GE" -> x >= y;
-                    case "EQ" -> x == y;
-                    case "NE" -> x != y;
-                    default -> throw new IllegalArgumentException("compare " + c.name() + " has no direction");
-                };
+                int order = Double.compare(v, k.getAsDouble());
+                boolean holds = Pointwise.holds(c.text("direction").orElse(""), side == 0 ? order : -order);
                 if (all != null && all != holds) {
                     return null;
                 }
