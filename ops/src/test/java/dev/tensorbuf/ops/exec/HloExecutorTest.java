@@ -1591,6 +1591,60 @@ class HloExecutorTest {
     }
 
     /**
+     * XLA's simplifier makes a slice, or a dynamic slice at constant starts (clamped), of a
+     * concatenation that reads one operand alone a slice of that operand, so a product there
+     * contracts with the add after it: {@code dynamic-slice(concatenate(p * r, q), -1) + y} is
+     * fma(p, r, y), as is a start of 99 into {@code concatenate(q, p * r)}, a strided slice inside
+     * the product, and the dynamic slice as the ROOT of a called computation (jax 0.10.2, f64[3,4];
+     * control-flow seed 32, module 1694).
+     */
+    @Test
+    void aSliceOfAConcatenationThatReadsOneOperandIsASliceOfItSoAProductThereContracts() {
+        float[] p = gaussians(21, 12);
+        float[] r = gaussians(22, 12);
+        float[] q = gaussians(23, 12);
+        float[] y = gaussians(24, 12);
+        float[] contracted = new float[12];
+        float[] strided = new float[6];
+        for (int i = 0; i < 12; i++) {
+            contracted[i] = Math.fma(p[i], r[i], y[i]);
+        }
+        for (int i = 0; i < 6; i++) {
+            strided[i] = Math.fma(p[1 + 2 * i], r[1 + 2 * i], y[i]);
+        }
+        java.util.function.BiFunction<String, String, String> sliced = (order, slice) -> module("p = f32[12]{0} parameter(0)",
+                "r = f32[12]{0} parameter(1)", "q = f32[12]{0} parameter(2)", "y = f32[12]{0} parameter(3)",
+                "m = f32[12]{0} multiply(p, r)", "c = f32[24]{0} concatenate(" + order + "), dimensions={0}", slice);
+        assertArrayEquals(contracted, runF32(sliced.apply("m, q", "k = s32[] constant(-1)\n"
+                + "  s = f32[12]{0} dynamic-slice(c, k), dynamic_slice_sizes={12}\n  ROOT o = f32[12]{0} add(s, y)"), p, r, q, y));
+        assertArrayEquals(contracted, runF32(sliced.apply("q, m", "k = s32[] constant(99)\n"
+                + "  s = f32[12]{0} dynamic-slice(c, k), dynamic_slice_sizes={12}\n  ROOT o = f32[12]{0} add(y, s)"), p, r, q, y));
+        assertArrayEquals(strided, runF32(sliced.apply("m, q", "s = f32[6]{0} slice(c), slice={[1:12:2]}\n"
+                + "  y6 = f32[6]{0} slice(y), slice={[0:6]}\n  ROOT o = f32[6]{0} add(s, y6)"), p, r, q, y));
+        String called = """
+                HloModule m
+                callee {
+                  a = f32[12]{0} parameter(0)
+                  b = f32[12]{0} parameter(1)
+                  q = f32[12]{0} parameter(2)
+                  m = f32[12]{0} multiply(a, b)
+                  c = f32[24]{0} concatenate(m, q), dimensions={0}
+                  k = s32[] constant(0)
+                  ROOT s = f32[12]{0} dynamic-slice(c, k), dynamic_slice_sizes={12}
+                }
+                ENTRY e {
+                  p = f32[12]{0} parameter(0)
+                  r = f32[12]{0} parameter(1)
+                  q = f32[12]{0} parameter(2)
+                  y = f32[12]{0} parameter(3)
+                  s = f32[12]{0} call(p, r, q), to_apply=callee
+                  ROOT o = f32[12]{0} add(s, y)
+                }
+                """;
+        assertArrayEquals(contracted, runF32(called, p, r, q, y));
+    }
+
+    /**
      * An f16 multiply feeding an add is one fused multiply-add, rounded once to f16, where the CPU
      * computes half natively (avx512_fp16), and two ops, each rounded, where it does not; in bf16
      * the product is always rounded first (jax 0.10 on CPU, excess precision off). 255.875 *

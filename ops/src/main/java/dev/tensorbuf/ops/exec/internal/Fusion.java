@@ -172,6 +172,85 @@ final class Fusion {
     }
 
     /**
+     * {@return the value of {@code in} where it is a slice, or a dynamic slice at starts XLA folds,
+     * of a concatenation that reads one held operand alone: that operand's expression sliced, still
+     * held; else null} XLA's simplifier makes such a slice a slice of the operand, so the work
+     * before and after it is one loop, where a multiply and an add contract (jax 0.10.2:
+     * {@code dynamic-slice(concatenate(r * 3, q), -1, 0) + x} is {@code r * 3 + x} with one
+     * rounding; control-flow seed 32). A slice across operands stays a concatenation in XLA's
+     * loop, where contraction follows LLVM's vectorisation, and is evaluated as before.
+     *
+     * @param valueOf the value of an instruction of {@code comp} already evaluated
+     */
+    Made sliceOfConcatenated(HloComputation comp, HloInstruction in, List<TensorView> ops, Function<String, TensorView> valueOf) {
+        boolean dynamic = in.opcode().equals("dynamic-slice");
+        if (!dynamic && !in.opcode().equals("slice") || in.operands().isEmpty()) {
+            return null;
+        }
+        HloInstruction concatenation = comp.instruction(in.operands().getFirst());
+        if (!concatenation.opcode().equals("concatenate") || concatenation.operands().isEmpty()) {
+            return null;
+        }
+        List<Long> dims = concatenation.arrayShape().dims();
+        int rank = dims.size();
+        long[] start = new long[rank];
+        long[] limit = new long[rank];
+        long[] step = new long[rank];
+        if (dynamic) {
+            List<Long> sizes = in.intsOrEmpty("dynamic_slice_sizes");
+            if (ops.size() != rank + 1 || sizes.size() != rank) {
+                return null;   // refused where the slice runs, with its reason
+            }
+            for (int d = 0; d < rank; d++) {
+                HloInstruction s = comp.instruction(in.operands().get(d + 1));
+                if (!isFoldedValue(comp, s, 0, true) || sizes.get(d) < 0 || sizes.get(d) > dims.get(d)) {
+                    return null;
+                }
+                long value = dev.tensorbuf.views.TensorElements.of(ops.get(d + 1)).getLong();
+                long high = dims.get(d) - sizes.get(d);
+                // Clamped into the operand as the op clamps it; a u64 past 2^63 reads negative and is past every dim.
+                start[d] = ops.get(d + 1).dtype() == DType.U64 && value < 0 ? high : Math.clamp(value, 0, high);
+                limit[d] = start[d] + sizes.get(d);
+                step[d] = 1;
+            }
+        } else if (HloInstructions.attribute(in, "slice").orElse(null) instanceof HloAttribute.Slices s && s.dims().size() == rank) {
+            for (int d = 0; d < rank; d++) {
+                HloAttribute.SliceDim sd = s.dims().get(d);
+                if (sd.limit() > dims.get(d)) {
+                    return null;
+                }
+                start[d] = sd.start();
+                limit[d] = sd.limit();
+                step[d] = sd.stride();
+            }
+        } else {
+            return null;
+        }
+        int axis = concatenation.oneDimension("dimensions");
+        if (axis < 0 || axis >= rank || limit[axis] <= start[axis]) {
+            return null;
+        }
+        long last = start[axis] + (limit[axis] - 1 - start[axis]) / step[axis] * step[axis];
+        long from = 0;
+        for (String o : concatenation.operands()) {
+            long to = from + comp.instruction(o).arrayShape().dims().get(axis);
+            if (start[axis] >= from && last < to) {
+                TensorView operand = valueOf.apply(o);
+                Held h = operand == null ? null : held.get(operand);
+                if (h == null) {
+                    return null;   // a view either way: the concatenation's is the same elements
+                }
+                start[axis] -= from;
+                limit[axis] = Math.min(limit[axis] - from, to - from);
+                List<TensorView> leaves = h.leaves().stream().map(l -> Ops.slice(l, start, limit, step)).toList();
+                return new Made(hold(new Held(h.expr(), leaves, in.name(), h.with(in.name())), in.arrayShape()), false);
+            }
+            from = to;
+        }
+        return null;
+    }
+
+    /**
      * {@return the held value {@code v} reshaped to {@code shape}'s dims as the value of
      * {@code name}: a reduce of one element, which XLA's simplifier makes a reshape, so that the
      * elementwise work before and after it stays one expression (LLVM contracts a multiply before

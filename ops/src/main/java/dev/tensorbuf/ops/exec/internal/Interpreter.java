@@ -296,7 +296,9 @@ public final class Interpreter {
                         }
                     }
                 }
-                v = fused(comp, instr, operands, operandValues);
+                Fusion.Made sliced = ScalarIndex.folds(comp, instr) ? null
+                        : fusion.sliceOfConcatenated(comp, instr, operands, name -> values.get(name).view());
+                v = sliced != null ? view(sliced.view()) : fused(comp, instr, operands, operandValues);
                 if (!v.isTuple() && comp.name().equals(hoistedFrom) && hoisted.contains(instr.name()) && fusion.isHeld(v.view())) {
                     v = new Value(fusion.force(v.view(), instr.arrayShape().laidOut(), instr.name()), ExecutedInstruction.Kind.COPY,
                             true, null, "loop-invariant: XLA computes it before the loop, into memory of its own");
