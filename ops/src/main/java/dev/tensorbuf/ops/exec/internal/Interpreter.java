@@ -772,10 +772,11 @@ public final class Interpreter {
         int k = byPred ? (at != 0 ? 0 : 1) : at < 0 || at >= branches.size() ? branches.size() - 1 : (int) at;
         HloComputation branch = module.computation(branches.get(k));
         // A selector XLA knows (a constant, or folded from constants) makes its simplifier inline
-        // the branch, and elementwise work then fuses across the branch's edges. Else the
-        // conditional stays, and its operand and result are arrays in memory: a product on one
-        // side is rounded before a sum on the other (jax 0.10), not contracted with it.
-        boolean inlined = known.contains(operands.getFirst().view());
+        // the branch, and elementwise work then fuses across the branch's edges; so does a select
+        // XLA makes of a pred conditional with cheap branches. Else the conditional stays, and its
+        // operand and result are arrays in memory: a product on one side is rounded before a sum
+        // on the other (jax 0.10), not contracted with it.
+        boolean inlined = known.contains(operands.getFirst().view()) || SelectedConditionals.becomesSelect(module, in);
         HloInstruction given = comp.instruction(in.operands().get(k + 1));
         Value r = inlined ? runOn(branch, operands.get(k + 1))
                 : evaluated(runOn(branch, evaluated(operands.get(k + 1), given.shape(), in.name())), in.shape(), in.name());

@@ -1,5 +1,6 @@
 package dev.tensorbuf.ops.exec.internal;
 
+import dev.tensorbuf.ops.copy.internal.Pointwise;
 import dev.tensorbuf.ops.hlo.HloComputation;
 import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.views.ArrayShape;
@@ -100,15 +101,7 @@ public final class ScalarIndex {
                 int c = compare(ops.get(0).dtype(), TensorElements.of(ops.get(0)).getLong(), TensorElements.of(ops.get(1)).getLong());
                 String direction = in.text("direction").orElseThrow(() -> new IllegalArgumentException(
                         "compare needs a direction=EQ|NE|LT|LE|GT|GE attribute"));
-                yield switch (direction.strip()) {
-                    case "EQ" -> c == 0 ? 1 : 0;
-                    case "NE" -> c != 0 ? 1 : 0;
-                    case "LT" -> c < 0 ? 1 : 0;
-                    case "LE" -> c <= 0 ? 1 : 0;
-                    case "GT" -> c > 0 ? 1 : 0;
-                    case "GE" -> c >= 0 ? 1 : 0;
-                    default -> throw new IllegalArgumentException("direction=" + direction + " is not one of EQ, NE, LT, LE, GT, GE");
-                };
+                yield Pointwise.holds(direction.strip(), c) ? 1 : 0;
             }
             default -> {
                 requireSame(in, ops, 0, 1);

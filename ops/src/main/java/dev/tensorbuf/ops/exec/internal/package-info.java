@@ -24,7 +24,9 @@
  *     where it stands; <code>while</code> runs its condition and body in nested interpreters, each
  *     value copied out into arenas released a generation at a time (64 MiB), and
  *     <code>conditional</code> the branch its selector chooses, its operand and result evaluated
- *     at its edges unless XLA folds the selector and inlines the branch</dd>
+ *     at its edges unless XLA folds the selector and inlines the branch, or makes the conditional
+ *     a select of both branches (<code>SelectedConditionals.java</code>: a two-way
+ *     <code>pred</code> one of cheap branches, the branch then run inlined)</dd>
  * <dt><code>LoopAnalysis.java</code></dt>
  * <dd>what XLA knows of a <code>while</code> before it runs: whether it counts the trips (a loop
  *     of none is then its initial value, of one its body inlined, so work fuses across its edges)
