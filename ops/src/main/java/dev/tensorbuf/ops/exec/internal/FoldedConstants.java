@@ -342,22 +342,30 @@ final class FoldedConstants {
         if (!(HloInstructions.attribute(slice, "slice").orElse(null) instanceof HloAttribute.Slices s)) {
             return concatenation;
         }
-        int axis = concatenation.oneDimension("dimensions");
-        HloAttribute.SliceDim along = s.dims().get(axis);
+        HloAttribute.SliceDim along = s.dims().get(concatenation.oneDimension("dimensions"));
         if (along.limit() <= along.start()) {
             return concatenation;
         }
         long last = along.start() + (along.limit() - 1 - along.start()) / along.stride() * along.stride();
+        int k = operandReadAlone(comp, concatenation, along.start(), last);
+        return k < 0 ? concatenation : comp.instruction(concatenation.operands().get(k));
+    }
+
+    /**
+     * {@return the index of the operand of {@code concatenation} that holds every element from
+     * {@code first} to {@code last} along its dim, or -1 where they span more than one}
+     */
+    static int operandReadAlone(HloComputation comp, HloInstruction concatenation, long first, long last) {
+        int axis = concatenation.oneDimension("dimensions");
         long from = 0;
-        for (String o : concatenation.operands()) {
-            HloInstruction operand = comp.instruction(o);
-            long to = from + operand.arrayShape().dims().get(axis);
-            if (along.start() >= from && last < to) {
-                return operand;
+        for (int k = 0; k < concatenation.operands().size(); k++) {
+            long to = from + comp.instruction(concatenation.operands().get(k)).arrayShape().dims().get(axis);
+            if (first >= from && last < to) {
+                return k;
             }
             from = to;
         }
-        return concatenation;
+        return -1;
     }
 
     /**

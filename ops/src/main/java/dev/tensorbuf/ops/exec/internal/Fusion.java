@@ -231,23 +231,20 @@ final class Fusion {
             return null;
         }
         long last = start[axis] + (limit[axis] - 1 - start[axis]) / step[axis] * step[axis];
-        long from = 0;
-        for (String o : concatenation.operands()) {
-            long to = from + comp.instruction(o).arrayShape().dims().get(axis);
-            if (start[axis] >= from && last < to) {
-                TensorView operand = valueOf.apply(o);
-                Held h = operand == null ? null : held.get(operand);
-                if (h == null) {
-                    return null;   // a view either way: the concatenation's is the same elements
-                }
-                start[axis] -= from;
-                limit[axis] = Math.min(limit[axis] - from, to - from);
-                List<TensorView> leaves = h.leaves().stream().map(l -> Ops.slice(l, start, limit, step)).toList();
-                return new Made(hold(new Held(h.expr(), leaves, in.name(), h.with(in.name())), in.arrayShape()), false);
-            }
-            from = to;
+        int k = FoldedConstants.operandReadAlone(comp, concatenation, start[axis], last);
+        TensorView operand = k < 0 ? null : valueOf.apply(concatenation.operands().get(k));
+        Held h = operand == null ? null : held.get(operand);
+        if (h == null) {
+            return null;   // a view either way: the concatenation's is the same elements
         }
-        return null;
+        long from = 0;
+        for (int j = 0; j < k; j++) {
+            from += comp.instruction(concatenation.operands().get(j)).arrayShape().dims().get(axis);
+        }
+        start[axis] -= from;
+        limit[axis] = Math.min(limit[axis] - from, operand.dims().get(axis));
+        List<TensorView> leaves = h.leaves().stream().map(l -> Ops.slice(l, start, limit, step)).toList();
+        return new Made(hold(new Held(h.expr(), leaves, in.name(), h.with(in.name())), in.arrayShape()), false);
     }
 
     /**
