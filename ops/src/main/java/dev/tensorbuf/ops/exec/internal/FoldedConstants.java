@@ -347,25 +347,29 @@ final class FoldedConstants {
             return concatenation;
         }
         long last = along.start() + (along.limit() - 1 - along.start()) / along.stride() * along.stride();
-        int k = operandReadAlone(comp, concatenation, along.start(), last);
-        return k < 0 ? concatenation : comp.instruction(concatenation.operands().get(k));
+        Piece piece = operandReadAlone(comp, concatenation, along.start(), last);
+        return piece == null ? concatenation : comp.instruction(piece.operand());
+    }
+
+    /** An operand of a concatenation and where it starts along the concatenated dim. */
+    record Piece(String operand, long offset) {
     }
 
     /**
-     * {@return the index of the operand of {@code concatenation} that holds every element from
-     * {@code first} to {@code last} along its dim, or -1 where they span more than one}
+     * {@return the operand of {@code concatenation} that holds every element from {@code first}
+     * to {@code last} along its dim, or null where they span more than one}
      */
-    static int operandReadAlone(HloComputation comp, HloInstruction concatenation, long first, long last) {
+    static Piece operandReadAlone(HloComputation comp, HloInstruction concatenation, long first, long last) {
         int axis = concatenation.oneDimension("dimensions");
         long from = 0;
-        for (int k = 0; k < concatenation.operands().size(); k++) {
-            long to = from + comp.instruction(concatenation.operands().get(k)).arrayShape().dims().get(axis);
+        for (String o : concatenation.operands()) {
+            long to = from + comp.instruction(o).arrayShape().dims().get(axis);
             if (first >= from && last < to) {
-                return k;
+                return new Piece(o, from);
             }
             from = to;
         }
-        return -1;
+        return null;
     }
 
     /**

@@ -8,6 +8,7 @@ import dev.tensorbuf.ops.copy.internal.EngineScratch;
 import dev.tensorbuf.ops.copy.internal.Pointwise;
 import dev.tensorbuf.ops.copy.internal.PointwiseCopy;
 import dev.tensorbuf.ops.copy.internal.ScalarLiteral;
+import dev.tensorbuf.ops.internal.DynamicSlice;
 import dev.tensorbuf.ops.hlo.HloComputation;
 import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.ops.hlo.internal.HloAttribute;
@@ -202,14 +203,13 @@ final class Fusion {
                 return null;   // refused where the slice runs, with its reason
             }
             for (int d = 0; d < rank; d++) {
-                HloInstruction s = comp.instruction(in.operands().get(d + 1));
-                if (!isFoldedValue(comp, s, 0, true) || sizes.get(d) < 0 || sizes.get(d) > dims.get(d)) {
+                if (!isFoldedValue(comp, comp.instruction(in.operands().get(d + 1)), 0, true) || sizes.get(d) < 0 || sizes.get(d) > dims.get(d)) {
                     return null;
                 }
-                long value = dev.tensorbuf.views.TensorElements.of(ops.get(d + 1)).getLong();
-                long high = dims.get(d) - sizes.get(d);
-                // Clamped into the operand as the op clamps it; a u64 past 2^63 reads negative and is past every dim.
-                start[d] = ops.get(d + 1).dtype() == DType.U64 && value < 0 ? high : Math.clamp(value, 0, high);
+            }
+            long[] clamped = DynamicSlice.clampedStarts(Extents.toArray(dims), Interpreter.dynamicSliceOffsets(ops, rank), Extents.toArray(sizes));
+            for (int d = 0; d < rank; d++) {
+                start[d] = clamped[d];
                 limit[d] = start[d] + sizes.get(d);
                 step[d] = 1;
             }
@@ -231,18 +231,14 @@ final class Fusion {
             return null;
         }
         long last = start[axis] + (limit[axis] - 1 - start[axis]) / step[axis] * step[axis];
-        int k = FoldedConstants.operandReadAlone(comp, concatenation, start[axis], last);
-        TensorView operand = k < 0 ? null : valueOf.apply(concatenation.operands().get(k));
+        FoldedConstants.Piece piece = FoldedConstants.operandReadAlone(comp, concatenation, start[axis], last);
+        TensorView operand = piece == null ? null : valueOf.apply(piece.operand());
         Held h = operand == null ? null : held.get(operand);
         if (h == null) {
             return null;   // a view either way: the concatenation's is the same elements
         }
-        long from = 0;
-        for (int j = 0; j < k; j++) {
-            from += comp.instruction(concatenation.operands().get(j)).arrayShape().dims().get(axis);
-        }
-        start[axis] -= from;
-        limit[axis] = Math.min(limit[axis] - from, operand.dims().get(axis));
+        start[axis] -= piece.offset();
+        limit[axis] = Math.min(limit[axis] - piece.offset(), operand.dims().get(axis));
         List<TensorView> leaves = h.leaves().stream().map(l -> Ops.slice(l, start, limit, step)).toList();
         return new Made(hold(new Held(h.expr(), leaves, in.name(), h.with(in.name())), in.arrayShape()), false);
     }

@@ -1173,15 +1173,20 @@ public final class Interpreter {
 
     private TensorView dynamicSlice(HloInstruction in, List<TensorView> ops) {
         TensorView source = operand(in, ops, 0);
+        return Ops.dynamicSlice(source, dynamicSliceOffsets(ops, source.rank()), Extents.toArray(in.ints("dynamic_slice_sizes")));
+    }
+
+    /** {@return the {@code rank} start offsets a {@code dynamic-slice} of operands {@code ops} reads, before the op clamps them} */
+    static long[] dynamicSliceOffsets(List<TensorView> ops, int rank) {
         // One integer scalar start a dim, all of one type: checked before the run (checkDeclaredTypes).
-        long[] starts = new long[source.rank()];
+        long[] starts = new long[rank];
         for (int k = 0; k < starts.length; k++) {
             TensorView s = ops.get(k + 1);
             long value = TensorElements.of(s).getLong();
             // u64 starts past 2^63 read as negative; any such start is past every dim, so clamp high.
             starts[k] = s.dtype() == DType.U64 && value < 0 ? Long.MAX_VALUE : value;
         }
-        return Ops.dynamicSlice(source, starts, Extents.toArray(in.ints("dynamic_slice_sizes")));
+        return starts;
     }
 
     private TensorView pad(HloInstruction in, TensorView source, TensorView fill) {

@@ -4,9 +4,7 @@ import dev.tensorbuf.ops.copy.internal.Pointwise;
 import dev.tensorbuf.ops.hlo.HloComputation;
 import dev.tensorbuf.ops.hlo.HloInstruction;
 import dev.tensorbuf.ops.hlo.HloModule;
-import java.util.ArrayDeque;
-import java.util.Deque;
-import java.util.HashSet;
+import dev.tensorbuf.ops.internal.Graphs;
 import java.util.List;
 import java.util.Set;
 
@@ -53,8 +51,9 @@ final class SelectedConditionals {
             return false;
         }
         for (String b : branches) {
-            HloComputation branch = find(module, b).orElse(null);
-            if (branch == null || !allCheap(module, branch, depth) || handsOnItsParameter(module, branch, depth)) {
+            // Every branch and callee exists: checked before the run (checkSignatures, and the calls when the interpreter starts).
+            HloComputation branch = module.computation(b);
+            if (!allCheap(module, branch, depth) || handsOnItsParameter(module, branch, depth)) {
                 return false;
             }
         }
@@ -65,7 +64,7 @@ final class SelectedConditionals {
         for (HloInstruction x : live(comp)) {
             String op = x.opcode();
             boolean cheap = CHEAP_MOVES.contains(op) || Pointwise.OPCODES.contains(op) || ELEMENTWISE.contains(op) || changesNothing(comp, x)
-                    || op.equals("call") && calleeOf(module, x).map(c -> allCheap(module, c, depth + 1)).orElse(false)
+                    || op.equals("call") && allCheap(module, module.computation(Interpreter.calleeName(x)), depth + 1)
                     || op.equals("conditional") && becomesSelect(module, x, depth + 1);
             if (!cheap) {
                 return false;
@@ -78,7 +77,7 @@ final class SelectedConditionals {
     private static boolean handsOnItsParameter(HloModule module, HloComputation comp, int depth) {
         for (HloInstruction x : live(comp)) {
             boolean nothing = Set.of("parameter", "tuple", "get-tuple-element").contains(x.opcode()) || changesNothing(comp, x)
-                    || x.opcode().equals("call") && depth < 16 && calleeOf(module, x).map(c -> handsOnItsParameter(module, c, depth + 1)).orElse(false);
+                    || x.opcode().equals("call") && depth < 16 && handsOnItsParameter(module, module.computation(Interpreter.calleeName(x)), depth + 1);
             if (!nothing) {
                 return false;
             }
@@ -117,27 +116,9 @@ final class SelectedConditionals {
         return true;
     }
 
-    private static java.util.Optional<HloComputation> calleeOf(HloModule module, HloInstruction call) {
-        return call.text("to_apply").flatMap(n -> find(module, n.strip()));
-    }
-
-    private static java.util.Optional<HloComputation> find(HloModule module, String name) {
-        String n = name.startsWith("%") ? name.substring(1) : name;
-        return module.computations().stream().filter(c -> c.name().equals(n)).findFirst();
-    }
-
     /** {@return the instructions the ROOT of {@code comp} depends on, the ROOT too} */
     private static List<HloInstruction> live(HloComputation comp) {
-        Set<String> seen = new HashSet<>();
-        Deque<HloInstruction> todo = new ArrayDeque<>(List.of(comp.root()));
-        List<HloInstruction> out = new java.util.ArrayList<>();
-        while (!todo.isEmpty()) {
-            HloInstruction x = todo.pop();
-            if (seen.add(x.name())) {
-                out.add(x);
-                x.operands().forEach(o -> comp.find(o).ifPresent(todo::push));
-            }
-        }
-        return out;
+        // An operand the computation does not define is refused where it runs, not here.
+        return Graphs.postOrder(comp.root(), x -> x.operands().stream().flatMap(o -> comp.find(o).stream()).toList());
     }
 }
